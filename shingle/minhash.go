@@ -1,0 +1,172 @@
+package shingle
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// Scheme selects how a [MinHasher] derives its K values.
+type Scheme uint8
+
+const (
+	// OnePermutation is one-permutation hashing with optimal densification
+	// (Li, Owen, Zhang 2012; Shrivastava 2017): each shingle hash is mixed
+	// once and goes to one of K bins, which keeps its minimum; an empty bin
+	// copies the value of a bin chosen by a fixed pseudo-random probe
+	// sequence. The estimator has the same expectation as K independent
+	// permutations and nearly the same variance, at the cost of one mix per
+	// shingle instead of K. It is the default.
+	OnePermutation Scheme = iota
+	// Mixes takes, for each of the K values, the minimum over the shingles
+	// of an independent mix of the shingle hash: the textbook MinHash, K
+	// mixes per shingle.
+	Mixes
+)
+
+// DefaultK is the default number of MinHash values: 84, as in Broder's
+// shingling (14 supershingles of 6).
+const DefaultK = 84
+
+// MaxK is the largest signature accepted.
+const MaxK = 1024
+
+// Empty is the value of every entry of the signature of an empty set.
+const Empty = math.MaxUint64
+
+const (
+	ophSeed   = 0x2545F4914F6CDD1D
+	densSeed  = 0x6A09E667F3BCC909
+	mixesSeed = 0xBB67AE8584CAA73B
+	bandSeed  = 0x3C6EF372FE94F82B
+)
+
+// MinHasher computes MinHash signatures of shingle-hash sets. It reuses a
+// small buffer and is not safe for concurrent use.
+type MinHasher struct {
+	k      int
+	scheme Scheme
+	seeds  []uint64 // Mixes: one per value
+	filled []bool   // OnePermutation: scratch
+}
+
+// NewMinHasher returns a MinHasher of k values (0 means DefaultK) using
+// scheme.
+func NewMinHasher(k int, scheme Scheme) (*MinHasher, error) {
+	if k == 0 {
+		k = DefaultK
+	}
+	if k < 1 || k > MaxK {
+		return nil, fmt.Errorf("shingle: MinHash size %d out of range 1..%d", k, MaxK)
+	}
+	m := &MinHasher{k: k, scheme: scheme}
+	switch scheme {
+	case OnePermutation:
+		m.filled = make([]bool, k)
+	case Mixes:
+		m.seeds = make([]uint64, k)
+		for i := range m.seeds {
+			m.seeds[i] = Mix64(mixesSeed + uint64(i)*prime1)
+		}
+	default:
+		return nil, fmt.Errorf("shingle: unknown MinHash scheme %d", scheme)
+	}
+	return m, nil
+}
+
+// K returns the number of values in a signature.
+func (m *MinHasher) K() int { return m.k }
+
+// Append appends the K-value signature of the set of shingles to dst.
+// Repeated hashes count once. The signature of an empty set is K values of
+// [Empty]. Cost: O(len(shingles) + K) for OnePermutation, O(len(shingles) * K)
+// for Mixes; no allocation when dst has room.
+func (m *MinHasher) Append(dst, shingles []uint64) []uint64 {
+	n := len(dst)
+	for range m.k {
+		dst = append(dst, Empty)
+	}
+	sig := dst[n:]
+	if len(shingles) == 0 {
+		return dst
+	}
+	if m.scheme == Mixes {
+		for _, h := range shingles {
+			for i, s := range m.seeds {
+				if v := Mix64(h ^ s); v < sig[i] {
+					sig[i] = v
+				}
+			}
+		}
+		return dst
+	}
+	k := uint64(m.k)
+	filled := m.filled
+	clear(filled)
+	for _, h := range shingles {
+		v := Mix64(h ^ ophSeed)
+		bin, _ := bits.Mul64(v, k)
+		if v < sig[bin] || !filled[bin] {
+			sig[bin] = v
+			filled[bin] = true
+		}
+	}
+	for i := range sig {
+		if filled[i] {
+			continue
+		}
+		sig[i] = sig[m.probe(i, filled)]
+	}
+	return dst
+}
+
+// probe returns the bin whose value the empty bin i copies: the first
+// filled bin of a probe sequence fixed by i alone, so that two signatures
+// densify consistently.
+func (m *MinHasher) probe(i int, filled []bool) int {
+	k := uint64(m.k)
+	for a := uint64(1); a <= 64*k; a++ {
+		j, _ := bits.Mul64(Mix64(uint64(i)<<32^a^densSeed), k)
+		if filled[j] {
+			return int(j)
+		}
+	}
+	for j := 1; ; j++ { // reached with vanishing probability
+		if b := (i + j) % m.k; filled[b] {
+			return b
+		}
+	}
+}
+
+// Estimate returns the Jaccard similarity estimated from two signatures of
+// the same MinHasher: the share of positions where they agree. Its standard
+// error is about sqrt(J(1-J)/K). Signatures of different lengths give 0.
+// Cost: O(K).
+func Estimate(a, b []uint64) float64 {
+	if len(a) != len(b) || len(a) == 0 {
+		return 0
+	}
+	n := 0
+	for i, x := range a {
+		if x == b[i] {
+			n++
+		}
+	}
+	return float64(n) / float64(len(a))
+}
+
+// AppendBands appends to dst one hash for each of bands bands of rows
+// consecutive signature values (Broder's supershingles): two documents that
+// share a band hash agree on all its rows. The band number is part of the
+// hash, so equal rows in different bands give different hashes. bands*rows
+// must not exceed len(sig). Cost: O(bands*rows).
+func AppendBands(dst, sig []uint64, bands, rows int) []uint64 {
+	if bands*rows > len(sig) {
+		panic(fmt.Sprintf("shingle: %d bands of %d rows need %d values, signature has %d",
+			bands, rows, bands*rows, len(sig)))
+	}
+	for b := range bands {
+		dst = append(dst, Mix64(Combine(sig[b*rows:(b+1)*rows])+uint64(b)*bandSeed))
+	}
+	return dst
+}

@@ -1,0 +1,56 @@
+package shingle
+
+import "slices"
+
+// Set sorts hashes and removes repeats in place, returning the set. Cost:
+// O(n log n).
+func Set(hashes []uint64) []uint64 {
+	slices.Sort(hashes)
+	return slices.Compact(hashes)
+}
+
+// intersect returns |a ∩ b| for two sets made by [Set]. Cost: O(|a|+|b|).
+func intersect(a, b []uint64) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+// Jaccard returns |a ∩ b| / |a ∪ b| for two sets made by [Set]; 1 when both
+// are empty. Cost: O(|a|+|b|).
+func Jaccard(a, b []uint64) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	c := intersect(a, b)
+	return float64(c) / float64(len(a)+len(b)-c)
+}
+
+// Containment returns |a ∩ b| / |a|, the share of a found in b, for two sets
+// made by [Set]; 1 when a is empty. Cost: O(|a|+|b|).
+func Containment(a, b []uint64) float64 {
+	if len(a) == 0 {
+		return 1
+	}
+	return float64(intersect(a, b)) / float64(len(a))
+}
+
+// Dice returns 2|a ∩ b| / (|a| + |b|) for two sets made by [Set]; 1 when both
+// are empty. Cost: O(|a|+|b|).
+func Dice(a, b []uint64) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	return 2 * float64(intersect(a, b)) / float64(len(a)+len(b))
+}

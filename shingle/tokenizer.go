@@ -1,0 +1,420 @@
+package shingle
+
+import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+	"golang.org/x/text/cases"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Tokenizer canonicalizes text and splits it into tokens. Its buffers are
+// reused from one text to the next, so a Tokenizer that has warmed up
+// allocates nothing for plain text (markup removal allocates inside the HTML
+// tokenizer). A Tokenizer is not safe for concurrent use; use one per
+// goroutine.
+type Tokenizer struct {
+	opts  Options
+	caser cases.Caser
+	html  markupStripper
+	nfkc  norm.Iter
+
+	src  []byte // text being tokenized (after markup removal and NFKC)
+	pos  int    // next byte of src to read
+	pend []byte // folded token bytes still to be emitted (over-long tokens)
+	solo bool   // the last token returned was a single no-space-script character
+
+	mbuf []byte // markup-free text
+	nbuf []byte // normalized text
+	tok  []byte // token being built
+	fbuf []byte // folded token
+	out  []byte // token returned to the caller
+}
+
+// NewTokenizer returns a Tokenizer for opts (nil means the defaults), or an
+// error if opts is invalid.
+func NewTokenizer(opts *Options) (*Tokenizer, error) {
+	o, err := opts.Normalized()
+	if err != nil {
+		return nil, err
+	}
+	return &Tokenizer{opts: o, caser: cases.Fold()}, nil
+}
+
+// Options returns the tokenizer's options with every default made explicit.
+func (t *Tokenizer) Options() Options { return t.opts }
+
+// Reset starts tokenizing text: markup is removed and the text normalized
+// here, in O(len(text)). Text may be any bytes, valid UTF-8 or not. The
+// Tokenizer keeps no reference to text after the last call to Next.
+func (t *Tokenizer) Reset(text []byte) {
+	src := text
+	if t.opts.Markup == MarkupStrip || t.opts.Markup == MarkupAuto && looksLikeMarkup(src) {
+		t.mbuf = t.html.strip(t.mbuf[:0], src)
+		src = t.mbuf
+	}
+	if !t.opts.NoNormalize && !isASCII(src) && norm.NFKC.QuickSpan(src) < len(src) {
+		t.nbuf = t.normalize(t.nbuf[:0], src)
+		src = t.nbuf
+	}
+	t.src, t.pos, t.pend, t.solo = src, 0, nil, false
+}
+
+// Solo reports whether the token last returned by Next is a single character
+// of a script written without spaces (Han, Kana, Thai, ...).
+func (t *Tokenizer) Solo() bool { return t.solo }
+
+// Next returns the next canonical token of the text given to Reset, or
+// ok == false at the end. The token is valid until the next call to Next or
+// Reset. Tokens are never empty and never longer than MaxTokenLen bytes.
+func (t *Tokenizer) Next() (tok []byte, ok bool) {
+	if len(t.pend) > 0 {
+		return t.emitPending(), true
+	}
+	src, i := t.src, t.pos
+	b := t.tok[:0]
+	wide := false // b holds non-ASCII runes
+	lower := &asciiLower
+	if t.opts.KeepCase {
+		lower = &asciiSame
+	}
+	for i < len(src) {
+		c := src[i]
+		if c < utf8.RuneSelf {
+			k := asciiKind[c]
+			if k == kWord {
+				if len(b) >= MaxTokenLen {
+					break
+				}
+				b = append(b, lower[c])
+				i++
+				continue
+			}
+			if len(b) > 0 {
+				if k == kApos && i+1 < len(src) && startsWord(src[i+1:]) {
+					i++ // don't -> dont
+					continue
+				}
+				if k == kNumSep && isDigit(b[len(b)-1]) && i+1 < len(src) && isDigit(src[i+1]) &&
+					len(b) < MaxTokenLen {
+					b = append(b, c) // 3.14, 1,000
+					i++
+					continue
+				}
+				break // the separator is read by the next call
+			}
+			i++
+			if k != kSpace && t.opts.KeepPunct {
+				t.pos = i
+				return t.emit(append(b, c), false, false), true
+			}
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		switch classify(r) {
+		case cWord:
+			if len(b)+size > MaxTokenLen {
+				goto done
+			}
+			b = append(b, src[i:i+size]...)
+			wide = true
+			i += size
+		case cMark:
+			if len(b) == 0 || len(b)+size > MaxTokenLen {
+				// A mark with nothing to attach to stands for itself.
+				if len(b) > 0 {
+					goto done
+				}
+			}
+			b = append(b, src[i:i+size]...)
+			wide = true
+			i += size
+		case cSolo:
+			if len(b) > 0 {
+				goto done
+			}
+			b = append(b, src[i:i+size]...)
+			i += size
+			for i < len(src) && src[i] >= utf8.RuneSelf {
+				r, size := utf8.DecodeRune(src[i:])
+				if classify(r) != cMark || len(b)+size > MaxTokenLen {
+					break
+				}
+				b = append(b, src[i:i+size]...)
+				i += size
+			}
+			t.pos = i
+			return t.emit(b, true, true), true
+		case cApos:
+			if len(b) > 0 && i+size < len(src) && startsWord(src[i+size:]) {
+				i += size
+				continue
+			}
+			fallthrough
+		default: // punctuation, symbols, space, invalid UTF-8
+			if len(b) > 0 {
+				goto done
+			}
+			i += size
+			if t.opts.KeepPunct && r != utf8.RuneError && !unicode.IsSpace(r) && !unicode.IsControl(r) {
+				t.pos = i
+				return t.emit(append(b, src[i-size:i]...), true, false), true
+			}
+		}
+	}
+done:
+	t.pos = i
+	t.tok = b
+	if len(b) == 0 {
+		return nil, false
+	}
+	return t.emit(b, wide, false), true
+}
+
+// emit finishes the token b: non-ASCII tokens are case folded (and
+// renormalized if folding denormalized them); a folded token longer than
+// MaxTokenLen is returned in pieces.
+func (t *Tokenizer) emit(b []byte, wide, solo bool) []byte {
+	t.tok = b
+	t.solo = solo
+	if !wide || t.opts.KeepCase {
+		return b
+	}
+	t.fbuf = foldInto(t.fbuf[:0], &t.caser, b)
+	fixCherokee(t.fbuf)
+	if !t.opts.NoNormalize && !norm.NFKC.IsNormal(t.fbuf) {
+		t.nbufTok()
+	}
+	if len(t.fbuf) <= MaxTokenLen {
+		return t.fbuf
+	}
+	t.pend = t.fbuf
+	return t.emitPending()
+}
+
+// nbufTok normalizes the folded token in place (through out).
+func (t *Tokenizer) nbufTok() {
+	t.out = t.normalize(t.out[:0], t.fbuf)
+	t.fbuf, t.out = t.out, t.fbuf
+}
+
+// normalize appends the NFKC form of src to dst. Unlike norm.Form.Append it
+// reuses the tokenizer's iterator and allocates nothing.
+func (t *Tokenizer) normalize(dst, src []byte) []byte {
+	t.nfkc.Init(norm.NFKC, src)
+	for !t.nfkc.Done() {
+		dst = append(dst, t.nfkc.Next()...)
+	}
+	return dst
+}
+
+// emitPending returns the next piece, at most MaxTokenLen bytes cut at a
+// rune boundary, of an over-long folded token.
+func (t *Tokenizer) emitPending() []byte {
+	p := t.pend
+	n := len(p)
+	if n > MaxTokenLen {
+		n = MaxTokenLen
+		for n > 0 && !utf8.RuneStart(p[n]) {
+			n--
+		}
+		if n == 0 {
+			n = MaxTokenLen
+		}
+	}
+	t.pend = p[n:]
+	return p[:n]
+}
+
+// foldInto appends the full Unicode case folding of src to dst.
+func foldInto(dst []byte, c *cases.Caser, src []byte) []byte {
+	c.Reset()
+	for {
+		if cap(dst)-len(dst) < len(src)+8 {
+			dst = append(dst[:cap(dst)], make([]byte, len(src)*2+16)...)[:len(dst)]
+		}
+		nDst, nSrc, err := c.Transform(dst[len(dst):cap(dst)], src, true)
+		dst = dst[:len(dst)+nDst]
+		src = src[nSrc:]
+		if err != transform.ErrShortDst {
+			return dst
+		}
+	}
+}
+
+// fixCherokee rewrites in place every Cherokee letter of b to its capital,
+// which Unicode's case folding maps both cases to. x/text's folding maps
+// capitals to small letters and small letters to capitals, which is not
+// idempotent. Both cases take three bytes in UTF-8.
+func fixCherokee(b []byte) {
+	for i := 0; i+3 <= len(b); i++ {
+		if b[i] != 0xE1 && b[i] != 0xEA {
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r >= 0x13A0 && r <= 0x13FD || r >= 0xAB70 && r <= 0xABBF {
+			if u := unicode.ToUpper(r); u != r && utf8.RuneLen(u) == n {
+				utf8.EncodeRune(b[i:], u)
+			}
+		}
+		i += n - 1
+	}
+}
+
+// AppendCanonical appends the canonical form of text to dst: its tokens
+// separated by single spaces. Canonicalization is idempotent: the canonical
+// form of a canonical form is itself.
+func (t *Tokenizer) AppendCanonical(dst, text []byte) []byte {
+	t.Reset(text)
+	first := true
+	for tok, ok := t.Next(); ok; tok, ok = t.Next() {
+		if !first {
+			dst = append(dst, ' ')
+		}
+		first = false
+		dst = append(dst, tok...)
+	}
+	return dst
+}
+
+// AppendUnits appends to dst the hash of each unit of text, in order: one
+// XXH64 hash per token with the Words unit; with the Chars unit one XXH64
+// hash per character of the canonical text, where words are separated by one
+// space but characters of scripts written without spaces are not. Cost:
+// O(len(text)); no allocation once dst and the tokenizer have grown.
+func (t *Tokenizer) AppendUnits(dst []uint64, text []byte) []uint64 {
+	t.Reset(text)
+	if t.opts.Unit == Words {
+		for tok, ok := t.Next(); ok; tok, ok = t.Next() {
+			dst = append(dst, xxhash.Sum64(tok))
+		}
+		return dst
+	}
+	first, prevSolo := true, false
+	for tok, ok := t.Next(); ok; tok, ok = t.Next() {
+		solo := t.solo
+		if !first && !solo && !prevSolo {
+			dst = append(dst, spaceHash)
+		}
+		first, prevSolo = false, solo
+		for len(tok) > 0 {
+			_, n := utf8.DecodeRune(tok)
+			dst = append(dst, xxhash.Sum64(tok[:n]))
+			tok = tok[n:]
+		}
+	}
+	return dst
+}
+
+var spaceHash = xxhash.Sum64String(" ")
+
+const (
+	kSpace uint8 = iota
+	kPunct
+	kWord
+	kApos
+	kNumSep
+)
+
+var asciiKind, asciiLower, asciiSame [utf8.RuneSelf]uint8
+
+func init() {
+	for c := range utf8.RuneSelf {
+		b := byte(c)
+		asciiSame[c] = b
+		asciiLower[c] = b
+		switch {
+		case b >= 'A' && b <= 'Z':
+			asciiKind[c] = kWord
+			asciiLower[c] = b + 'a' - 'A'
+		case b >= 'a' && b <= 'z', b >= '0' && b <= '9':
+			asciiKind[c] = kWord
+		case b == '\'':
+			asciiKind[c] = kApos
+		case b == '.' || b == ',':
+			asciiKind[c] = kNumSep
+		case b <= ' ' || b == 0x7f:
+			asciiKind[c] = kSpace
+		default:
+			asciiKind[c] = kPunct
+		}
+	}
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// startsWord reports whether b starts with a letter or digit of a
+// space-separated script.
+func startsWord(b []byte) bool {
+	if b[0] < utf8.RuneSelf {
+		return asciiKind[b[0]] == kWord
+	}
+	r, _ := utf8.DecodeRune(b)
+	return classify(r) == cWord
+}
+
+const (
+	cOther = iota // punctuation, symbol, space, control, invalid
+	cWord         // letter or number of a space-separated script
+	cMark         // combining mark
+	cSolo         // letter or number of a script written without spaces
+	cApos         // right single quotation mark used as an apostrophe
+)
+
+// classify returns the class of the non-ASCII rune r.
+func classify(r rune) int {
+	switch {
+	case r >= 0x4E00 && r <= 0x9FFF, r >= 0x3041 && r <= 0x3096, r >= 0x30A1 && r <= 0x30FA,
+		r >= 0x30FC && r <= 0x30FF:
+		return cSolo // common CJK ideographs and kana, without a table lookup
+	case r >= 0x0410 && r <= 0x044F, r >= 0xC0 && r <= 0x24F && r != 0xD7 && r != 0xF7:
+		return cWord // Cyrillic and Latin letters, likewise
+	case r == 0x2019:
+		return cApos
+	case r == utf8.RuneError:
+		return cOther
+	}
+	if unicode.IsLetter(r) || unicode.IsNumber(r) {
+		if noSpaceScript(r) {
+			return cSolo
+		}
+		return cWord
+	}
+	if unicode.IsMark(r) {
+		return cMark
+	}
+	return cOther
+}
+
+// noSpaceScript reports whether the letter or number r belongs to a script
+// written without spaces between words.
+func noSpaceScript(r rune) bool {
+	switch {
+	case r < 0x0E00:
+		return false
+	case r <= 0x0EFF, // Thai, Lao
+		r >= 0x1000 && r <= 0x109F, // Myanmar
+		r >= 0x1780 && r <= 0x17FF, // Khmer
+		r >= 0x2E80 && r <= 0x2FDF, // CJK radicals
+		r >= 0x3005 && r <= 0x3007, // 々 〆 〇
+		r >= 0x3021 && r <= 0x3029, r >= 0x3031 && r <= 0x3035, r >= 0x3038 && r <= 0x303C,
+		r >= 0x3040 && r <= 0x30FF, // Hiragana, Katakana
+		r >= 0x3100 && r <= 0x312F, r >= 0x31A0 && r <= 0x31FF, // Bopomofo, Katakana ext.
+		r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF, r >= 0xF900 && r <= 0xFAFF,
+		r >= 0xFF66 && r <= 0xFF9F, // half-width Katakana
+		r >= 0x20000 && r <= 0x3FFFF: // CJK extensions
+		return true
+	}
+	return false
+}
