@@ -76,6 +76,7 @@ var rawTextTags = map[string]bool{
 // ones.
 type markupStripper struct {
 	name []byte
+	refs map[string]string // decoded named references beyond commonRefs
 }
 
 // strip appends the text of the HTML or XML document src to dst: tags,
@@ -96,7 +97,7 @@ func (m *markupStripper) strip(dst, src []byte) []byte {
 			break
 		}
 		if src[i] == '&' {
-			dst, i = decodeRef(dst, src, i)
+			dst, i = m.decodeRef(dst, src, i)
 			continue
 		}
 		i = m.tag(&dst, src, i)
@@ -211,8 +212,9 @@ var commonRefs = map[string]rune{
 
 // decodeRef decodes the character reference at src[i] ('&') and appends it
 // to dst, returning the index after it. What is not a reference is kept as
-// it is.
-func decodeRef(dst, src []byte, i int) ([]byte, int) {
+// it is. Named references beyond the common ones are decoded with the
+// standard library's full table once and then remembered.
+func (m *markupStripper) decodeRef(dst, src []byte, i int) ([]byte, int) {
 	j := i + 1
 	if j < len(src) && src[j] == '#' {
 		j++
@@ -255,11 +257,23 @@ func decodeRef(dst, src []byte, i int) ([]byte, int) {
 	if r, ok := commonRefs[string(src[i+1:j])]; ok {
 		return utf8.AppendRune(dst, r), j + 1
 	}
-	ref := string(src[i : j+1])
-	if s := html.UnescapeString(ref); s != ref {
-		return append(dst, s...), j + 1
+	s, ok := m.refs[string(src[i:j+1])]
+	if !ok {
+		ref := string(src[i : j+1])
+		if s = html.UnescapeString(ref); s == ref {
+			s = ""
+		}
+		if m.refs == nil {
+			m.refs = make(map[string]string)
+		}
+		if len(m.refs) < 4096 {
+			m.refs[ref] = s
+		}
 	}
-	return append(dst, '&'), i + 1
+	if s == "" {
+		return append(dst, '&'), i + 1
+	}
+	return append(dst, s...), j + 1
 }
 
 func base(hex bool) rune {

@@ -55,9 +55,12 @@ func (t *Tokenizer) Reset(text []byte) {
 		t.mbuf = t.html.strip(t.mbuf[:0], src)
 		src = t.mbuf
 	}
-	if !t.opts.NoNormalize && !isASCII(src) && norm.NFKC.QuickSpan(src) < len(src) {
-		t.nbuf = t.normalize(t.nbuf[:0], src)
-		src = t.nbuf
+	if !t.opts.NoNormalize && !isASCII(src) {
+		if q := norm.NFKC.QuickSpan(src); q < len(src) {
+			// src[:q] is normalized and q is a segment boundary.
+			t.nbuf = t.normalize(append(t.nbuf[:0], src[:q]...), src[q:])
+			src = t.nbuf
+		}
 	}
 	t.src, t.pos, t.pend, t.solo = src, 0, nil, false
 }
@@ -68,12 +71,42 @@ func (t *Tokenizer) Solo() bool { return t.solo }
 
 // Next returns the next canonical token of the text given to Reset, or
 // ok == false at the end. The token is valid until the next call to Next or
-// Reset. Tokens are never empty and never longer than MaxTokenLen bytes.
+// Reset and must not be modified: it may share memory with the text. Tokens
+// are never empty and never longer than MaxTokenLen bytes. Cost: O(length of
+// the token and the separators before it).
 func (t *Tokenizer) Next() (tok []byte, ok bool) {
 	if len(t.pend) > 0 {
 		return t.emitPending(), true
 	}
 	src, i := t.src, t.pos
+	// Fast path: skip ASCII white space, then take an ASCII word that ends
+	// at a plain separator without copying it.
+	for i < len(src) && src[i] < utf8.RuneSelf && asciiKind[src[i]] == kSpace {
+		i++
+	}
+	start, upper := i, false
+	for i < len(src) && i-start < MaxTokenLen {
+		c := src[i]
+		if c >= utf8.RuneSelf || asciiKind[c] != kWord {
+			break
+		}
+		upper = upper || c >= 'A' && c <= 'Z'
+		i++
+	}
+	if i > start && (i == len(src) || i-start == MaxTokenLen ||
+		src[i] < utf8.RuneSelf && (asciiKind[src[i]] == kSpace || asciiKind[src[i]] == kPunct)) {
+		t.pos, t.solo = i, false
+		if !upper || t.opts.KeepCase {
+			return src[start:i], true
+		}
+		b := t.tok[:0]
+		for _, c := range src[start:i] {
+			b = append(b, asciiLower[c])
+		}
+		t.tok = b
+		return b, true
+	}
+	i = start
 	b := t.tok[:0]
 	wide := false // b holds non-ASCII runes
 	lower := &asciiLower
@@ -184,7 +217,7 @@ func (t *Tokenizer) emit(b []byte, wide, solo bool) []byte {
 	}
 	t.fbuf = foldInto(t.fbuf[:0], &t.caser, b)
 	fixCherokee(t.fbuf)
-	if !t.opts.NoNormalize && !norm.NFKC.IsNormal(t.fbuf) {
+	if !t.opts.NoNormalize && norm.NFKC.QuickSpan(t.fbuf) < len(t.fbuf) {
 		t.nbufTok()
 	}
 	if len(t.fbuf) <= MaxTokenLen {
@@ -409,10 +442,10 @@ func noSpaceScript(r rune) bool {
 		r >= 0x2E80 && r <= 0x2FDF, // CJK radicals
 		r >= 0x3005 && r <= 0x3007, // 々 〆 〇
 		r >= 0x3021 && r <= 0x3029, r >= 0x3031 && r <= 0x3035, r >= 0x3038 && r <= 0x303C,
-		r >= 0x3040 && r <= 0x30FF, // Hiragana, Katakana
+		r >= 0x3040 && r <= 0x30FF,                             // Hiragana, Katakana
 		r >= 0x3100 && r <= 0x312F, r >= 0x31A0 && r <= 0x31FF, // Bopomofo, Katakana ext.
 		r >= 0x3400 && r <= 0x4DBF, r >= 0x4E00 && r <= 0x9FFF, r >= 0xF900 && r <= 0xFAFF,
-		r >= 0xFF66 && r <= 0xFF9F, // half-width Katakana
+		r >= 0xFF66 && r <= 0xFF9F,   // half-width Katakana
 		r >= 0x20000 && r <= 0x3FFFF: // CJK extensions
 		return true
 	}

@@ -1,42 +1,16 @@
 package simhash_test
 
 import (
-	"bufio"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"testing"
 
-	"github.com/simidx/simidx/shingle"
+	"github.com/simidx/simidx/internal/testcorpus"
+
 	"github.com/simidx/simidx/simhash"
 )
 
-// benchTexts returns the sample corpus of testdata, or, when
-// SIMIDX_BENCH_CORPUS names a JSONL file ({"text": ...} per line), that
-// corpus.
 func benchTexts(b *testing.B) ([][]byte, int64) {
-	path := os.Getenv("SIMIDX_BENCH_CORPUS")
-	if path == "" {
-		path = filepath.Join("..", "shingle", "testdata", "sample.jsonl")
-	}
-	f, err := os.Open(path)
+	texts, n, err := testcorpus.Bench()
 	if err != nil {
-		b.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 64<<20)
-	var texts [][]byte
-	var n int64
-	for sc.Scan() {
-		var d struct{ Text string }
-		if err := json.Unmarshal(sc.Bytes(), &d); err != nil {
-			b.Fatal(err)
-		}
-		texts = append(texts, []byte(d.Text))
-		n += int64(len(d.Text))
-	}
-	if err := sc.Err(); err != nil {
 		b.Fatal(err)
 	}
 	return texts, n
@@ -61,20 +35,6 @@ func BenchmarkHasher(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func BenchmarkTokenizer(b *testing.B) {
-	texts, n := benchTexts(b)
-	t, _ := shingle.NewTokenizer(nil)
-	b.SetBytes(n)
-	b.ReportAllocs()
-	for b.Loop() {
-		for _, x := range texts {
-			t.Reset(x)
-			for _, ok := t.Next(); ok; _, ok = t.Next() {
-			}
-		}
 	}
 }
 

@@ -1,0 +1,79 @@
+package shingle_test
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/simidx/simidx/internal/testcorpus"
+	"github.com/simidx/simidx/shingle"
+)
+
+func benchTexts(b *testing.B) ([][]byte, int64) {
+	texts, n, err := testcorpus.Bench()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return texts, n
+}
+
+func BenchmarkTokenizer(b *testing.B) {
+	texts, n := benchTexts(b)
+	t, _ := shingle.NewTokenizer(nil)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, x := range texts {
+			t.Reset(x)
+			for _, ok := t.Next(); ok; _, ok = t.Next() {
+			}
+		}
+	}
+}
+
+// BenchmarkMinHash measures text to MinHash signature: tokenizing, shingle
+// hashes and the K=84 signature (the set step is skipped: repeats do not
+// change a signature).
+func BenchmarkMinHash(b *testing.B) {
+	texts, n := benchTexts(b)
+	for _, c := range []struct {
+		name   string
+		scheme shingle.Scheme
+	}{{"onepermutation", shingle.OnePermutation}, {"mixes", shingle.Mixes}} {
+		b.Run(c.name, func(b *testing.B) {
+			s, _ := shingle.NewShingler(nil)
+			m, _ := shingle.NewMinHasher(shingle.DefaultK, c.scheme)
+			var hs, sig []uint64
+			b.SetBytes(n)
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, t := range texts {
+					hs = s.AppendHashes(hs[:0], t)
+					sig = m.Append(sig[:0], hs)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSignature measures the signature step alone on 1,000 shingles.
+func BenchmarkSignature(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	hs := make([]uint64, 1000)
+	for i := range hs {
+		hs[i] = rng.Uint64()
+	}
+	for _, c := range []struct {
+		name   string
+		scheme shingle.Scheme
+	}{{"onepermutation", shingle.OnePermutation}, {"mixes", shingle.Mixes}} {
+		b.Run(c.name, func(b *testing.B) {
+			m, _ := shingle.NewMinHasher(shingle.DefaultK, c.scheme)
+			var sig []uint64
+			b.SetBytes(8 * int64(len(hs)))
+			b.ReportAllocs()
+			for b.Loop() {
+				sig = m.Append(sig[:0], hs)
+			}
+		})
+	}
+}
