@@ -19,6 +19,9 @@ func benchTexts(b *testing.B) ([][]byte, int64) {
 func BenchmarkTokenizer(b *testing.B) {
 	texts, n := benchTexts(b)
 	t, _ := shingle.NewTokenizer(nil)
+	for _, x := range texts { // warm up buffers and lazily built tables
+		t.AppendUnits(nil, x)
+	}
 	b.SetBytes(n)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -43,6 +46,10 @@ func BenchmarkMinHash(b *testing.B) {
 			s, _ := shingle.NewShingler(nil)
 			m, _ := shingle.NewMinHasher(shingle.DefaultK, c.scheme)
 			var hs, sig []uint64
+			for _, t := range texts { // warm up buffers and lazily built tables
+				hs = s.AppendHashes(hs[:0], t)
+				sig = m.Append(sig[:0], hs)
+			}
 			b.SetBytes(n)
 			b.ReportAllocs()
 			for b.Loop() {

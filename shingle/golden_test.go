@@ -70,6 +70,8 @@ func TestGolden(t *testing.T) {
 		{"disjoint3", shingle.Options{Size: 3, Disjoint: true}},
 		{"keepcase-keeppunct-nonorm", shingle.Options{KeepCase: true, KeepPunct: true, NoNormalize: true}},
 		{"markupkeep", shingle.Options{Markup: shingle.MarkupKeep}},
+		{"gram2", shingle.Options{Gram: 2}},
+		{"nohanfold", shingle.Options{NoHanFold: true}},
 	}
 	oph, _ := shingle.NewMinHasher(0, shingle.OnePermutation)
 	mixes, _ := shingle.NewMinHasher(0, shingle.Mixes)

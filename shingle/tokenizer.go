@@ -24,7 +24,14 @@ type Tokenizer struct {
 	src  []byte // text being tokenized (after markup removal and NFKC)
 	pos  int    // next byte of src to read
 	pend []byte // folded token bytes still to be emitted (over-long tokens)
-	solo bool   // the last token returned was a single no-space-script character
+	solo bool   // the last token returned was from a script written without spaces
+
+	// A run of characters of a script written without spaces, cut into
+	// overlapping grams of opts.Gram characters.
+	run     []byte // the characters (folded), each with its combining marks
+	runEnds []int  // runEnds[i] is the end in run of character i
+	runNext int    // the character the next gram starts at; -1: no run
+	runMore bool   // the run was cut at maxRun characters and goes on in src
 
 	mbuf []byte // markup-free text
 	nbuf []byte // normalized text
@@ -55,14 +62,95 @@ func (t *Tokenizer) Reset(text []byte) {
 		t.mbuf = t.html.strip(t.mbuf[:0], src)
 		src = t.mbuf
 	}
-	if !t.opts.NoNormalize && !isASCII(src) {
+	if !t.opts.NoNormalize && !isNFKC(src) {
 		if q := norm.NFKC.QuickSpan(src); q < len(src) {
 			// src[:q] is normalized and q is a segment boundary.
 			t.nbuf = t.normalize(append(t.nbuf[:0], src[:q]...), src[q:])
 			src = t.nbuf
 		}
 	}
-	t.src, t.pos, t.pend, t.solo = src, 0, nil, false
+	t.src, t.pos, t.pend, t.solo, t.runNext = src, 0, nil, false, -1
+}
+
+// maxRun is the number of characters of a no-space run gathered at once; a
+// longer run is gathered in pieces that overlap by Gram-1 characters, so it
+// gives the same grams.
+const maxRun = 64
+
+// gatherRun appends to t.run the characters of scripts written without
+// spaces that start at t.pos, each with its combining marks, Han characters
+// folded to one variant, up to maxRun characters in all.
+func (t *Tokenizer) gatherRun() {
+	src, i := t.src, t.pos
+	t.runMore = false
+	for i < len(src) && src[i] >= utf8.RuneSelf {
+		r, size := utf8.DecodeRune(src[i:])
+		if classify(r) != cSolo {
+			break
+		}
+		if len(t.runEnds) == maxRun {
+			t.runMore = true
+			break
+		}
+		if !t.opts.NoHanFold {
+			r = foldHan(r)
+		}
+		t.run = utf8.AppendRune(t.run, r)
+		i += size
+		for n := 0; i < len(src) && src[i] >= utf8.RuneSelf && n < 8; n++ {
+			r, size := utf8.DecodeRune(src[i:])
+			if classify(r) != cMark {
+				break
+			}
+			t.run = append(t.run, src[i:i+size]...)
+			i += size
+		}
+		t.runEnds = append(t.runEnds, len(t.run))
+	}
+	t.pos = i
+}
+
+// nextGram returns the next gram of the current run, or ok == false when
+// the run is exhausted. A run shorter than a gram is one token.
+func (t *Tokenizer) nextGram() ([]byte, bool) {
+	n := t.opts.Gram
+	for {
+		chars := len(t.runEnds)
+		if t.runNext == 0 && chars < n && chars > 0 {
+			t.runNext = -1
+			t.solo = true
+			return t.run, true
+		}
+		if t.runNext+n <= chars {
+			start := 0
+			if t.runNext > 0 {
+				start = t.runEnds[t.runNext-1]
+			}
+			end := t.runEnds[t.runNext+n-1]
+			t.runNext++
+			t.solo = true
+			return t.run[start:end], true
+		}
+		if !t.runMore {
+			t.runNext = -1
+			return nil, false
+		}
+		// Keep the last n-1 characters and gather the rest of the run.
+		keep := chars - (n - 1)
+		from := 0
+		if keep > 0 {
+			from = t.runEnds[keep-1]
+		}
+		t.run = append(t.run[:0], t.run[from:]...)
+		k := 0
+		for _, e := range t.runEnds[keep:] {
+			t.runEnds[k] = e - from
+			k++
+		}
+		t.runEnds = t.runEnds[:k]
+		t.runNext = 0
+		t.gatherRun()
+	}
 }
 
 // Solo reports whether the token last returned by Next is a single character
@@ -77,6 +165,11 @@ func (t *Tokenizer) Solo() bool { return t.solo }
 func (t *Tokenizer) Next() (tok []byte, ok bool) {
 	if len(t.pend) > 0 {
 		return t.emitPending(), true
+	}
+	if t.runNext >= 0 {
+		if tok, ok := t.nextGram(); ok {
+			return tok, true
+		}
 	}
 	src, i := t.src, t.pos
 	// Fast path: skip ASCII white space, then take an ASCII word that ends
@@ -168,18 +261,11 @@ func (t *Tokenizer) Next() (tok []byte, ok bool) {
 			if len(b) > 0 {
 				goto done
 			}
-			b = append(b, src[i:i+size]...)
-			i += size
-			for i < len(src) && src[i] >= utf8.RuneSelf {
-				r, size := utf8.DecodeRune(src[i:])
-				if classify(r) != cMark || len(b)+size > MaxTokenLen {
-					break
-				}
-				b = append(b, src[i:i+size]...)
-				i += size
-			}
 			t.pos = i
-			return t.emit(b, true, true), true
+			t.tok = b
+			t.runNext, t.run, t.runEnds = 0, t.run[:0], t.runEnds[:0]
+			t.gatherRun()
+			return t.nextGram()
 		case cApos:
 			if len(b) > 0 && i+size < len(src) && startsWord(src[i+size:]) {
 				i += size
@@ -217,7 +303,7 @@ func (t *Tokenizer) emit(b []byte, wide, solo bool) []byte {
 	}
 	t.fbuf = foldInto(t.fbuf[:0], &t.caser, b)
 	fixCherokee(t.fbuf)
-	if !t.opts.NoNormalize && norm.NFKC.QuickSpan(t.fbuf) < len(t.fbuf) {
+	if !t.opts.NoNormalize && !isNFKC(t.fbuf) && norm.NFKC.QuickSpan(t.fbuf) < len(t.fbuf) {
 		t.nbufTok()
 	}
 	if len(t.fbuf) <= MaxTokenLen {

@@ -28,8 +28,8 @@ func TestTokenizerScripts(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"english", "Hello, World! It's 3.14 or 1,000.", "hello world its 3.14 or 1,000"},
 		{"russian", "Привет, МИР! Ёлка-палка.", "привет мир ёлка палка"},
-		{"chinese", "这是中文，测试。", "这 是 中 文 测 试"},
-		{"traditional", "這是繁體中文", "這 是 繁 體 中 文"},
+		{"chinese", "这是中文，测试。", "这 是 中 文 测 試"},
+		{"traditional", "這是繁體中文", "这 是 繁 体 中 文"},
 		{"japanese", "日本語のテキスト、カタカナとひらがな。", "日 本 語 の テ キ ス ト カ タ カ ナ と ひ ら が な"},
 		{"half-width kana", "ｶﾀｶﾅ", "カ タ カ ナ"},
 		{"full-width latin", "ＡＢＣ１２３", "abc123"},
@@ -50,6 +50,54 @@ func TestTokenizerScripts(t *testing.T) {
 				t.Errorf("tokens(%q) = %q, want %q", c.in, got, c.want)
 			}
 		})
+	}
+}
+
+// TestHanFold checks that simplified, traditional and variant spellings
+// give the same tokens, and stay apart with NoHanFold.
+func TestHanFold(t *testing.T) {
+	for _, p := range [][2]string{
+		{"这是繁体中文，测试简体", "這是繁體中文，測試簡體"},
+		{"爲", "為"}, {"閑", "閒"}, {"为", "為"}, {"闲", "閑"},
+		{"软件开发", "軟件開發"},
+	} {
+		a, b := strings.Join(tokens(t, nil, p[0]), " "), strings.Join(tokens(t, nil, p[1]), " ")
+		if a != b {
+			t.Errorf("%q gives %q, %q gives %q", p[0], a, p[1], b)
+		}
+		if p[0] != p[1] && strings.Join(tokens(t, &shingle.Options{NoHanFold: true}, p[0]), " ") ==
+			strings.Join(tokens(t, &shingle.Options{NoHanFold: true}, p[1]), " ") {
+			t.Errorf("NoHanFold: %q and %q still fold together", p[0], p[1])
+		}
+	}
+	// Distinct modern characters are not merged through old variant links.
+	for _, p := range [][2]string{{"他", "她"}, {"他", "它"}, {"后", "後"}} {
+		if p[0] == "后" {
+			continue // 后/後 do fold: 后 is the simplified form of 後
+		}
+		if strings.Join(tokens(t, nil, p[0]), "") == strings.Join(tokens(t, nil, p[1]), "") {
+			t.Errorf("%q and %q fold together", p[0], p[1])
+		}
+	}
+}
+
+// TestGrams checks character n-grams for scripts written without spaces.
+func TestGrams(t *testing.T) {
+	for _, c := range []struct {
+		gram     int
+		in, want string
+	}{
+		{2, "日本語のテキスト", "日本 本語 語の のテ テキ キス スト"},
+		{3, "日本語", "日本語"},
+		{3, "日本", "日本"},
+		{2, "Go言語でWebサーバー", "go 言語 語で web サー ーバ バー"},
+		{2, "ภาษาไทย", "ภา าษ ษา าไ ไท ทย"},
+		{2, strings.Repeat("日本", 70), strings.TrimSpace(strings.Repeat("日本 本日 ", 69)) + " 日本"},
+	} {
+		got := strings.Join(tokens(t, &shingle.Options{Gram: c.gram}, c.in), " ")
+		if got != c.want {
+			t.Errorf("gram %d: tokens(%q) = %q, want %q", c.gram, c.in, got, c.want)
+		}
 	}
 }
 
@@ -101,7 +149,7 @@ func TestCanonicalIdempotent(t *testing.T) {
 	for _, d := range loadSample(t) {
 		texts = append(texts, d.Text)
 	}
-	alphabet := []rune("aZ09 ,.'’-<>&;#/!ßẞİıΣσςёЁ日本語カｶﾀﾅー・ก\u0e34\u0301\u0308ﬁ½①Ａ\ufeff\u00a0\t\n")
+	alphabet := []rune("爲為閑閒这這aZ09 ,.'’-<>&;#/!ßẞİıΣσςёЁ日本語カｶﾀﾅー・ก\u0e34\u0301\u0308ﬁ½①Ａ\ufeff\u00a0\t\n")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 3000 {
 		r := make([]rune, rng.IntN(40))
@@ -110,7 +158,7 @@ func TestCanonicalIdempotent(t *testing.T) {
 		}
 		texts = append(texts, string(r))
 	}
-	for _, opts := range []*shingle.Options{nil, {KeepPunct: true}, {KeepCase: true}} {
+	for _, opts := range []*shingle.Options{nil, {KeepPunct: true}, {KeepCase: true}, {Gram: 2}, {Gram: 3}} {
 		tk, _ := shingle.NewTokenizer(opts)
 		for _, text := range texts {
 			c1 := tk.AppendCanonical(nil, []byte(text))
