@@ -16,8 +16,11 @@
 //     '.' or ',' between digits is kept, as in 3.14); punctuation, symbols and
 //     white space separate tokens and are dropped; scripts written without
 //     spaces (Han, Hiragana, Katakana, Thai, Lao, Khmer, Myanmar) give one
-//     token per character;
-//  4. full Unicode case folding.
+//     token per character (or overlapping n-grams of Options.Gram
+//     characters);
+//  4. full Unicode case folding, with Cyrillic ё folded to е;
+//  5. Han characters folded to one form of their traditional, simplified and
+//     variant spellings (a table generated from Unicode's Unihan data).
 //
 // Each step is an [Options] field whose zero value is the default. The units
 // are words (tokens) by default, or characters with [Chars].

@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 
@@ -306,6 +307,7 @@ func (t *Tokenizer) emit(b []byte, wide, solo bool) []byte {
 	if !t.opts.NoNormalize && !isNFKC(t.fbuf) && norm.NFKC.QuickSpan(t.fbuf) < len(t.fbuf) {
 		t.nbufTok()
 	}
+	t.fbuf = foldYo(t.fbuf)
 	if len(t.fbuf) <= MaxTokenLen {
 		return t.fbuf
 	}
@@ -380,6 +382,29 @@ func fixCherokee(b []byte) {
 		}
 		i += n - 1
 	}
+}
+
+// foldYo rewrites every Cyrillic ё of b to е, and drops combining
+// diaereses after е, in place: Russian text writes ё and е
+// interchangeably. It returns the shortened slice.
+func foldYo(b []byte) []byte {
+	if bytes.IndexByte(b, 0xD1) < 0 && bytes.IndexByte(b, 0xD0) < 0 {
+		return b
+	}
+	n := 0
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == 0xD1 && i+1 < len(b) && b[i+1] == 0x91 { // ё
+			b[n], b[n+1] = 0xD0, 0xB5 // е
+			n, i = n+2, i+1
+		} else if c == 0xCC && i+1 < len(b) && b[i+1] == 0x88 && n >= 2 && b[n-2] == 0xD0 && b[n-1] == 0xB5 {
+			i++ // U+0308 after е
+		} else {
+			b[n] = c
+			n++
+		}
+	}
+	return b[:n]
 }
 
 // AppendCanonical appends the canonical form of text to dst: its tokens

@@ -27,7 +27,7 @@ func tokens(t testing.TB, opts *shingle.Options, text string) []string {
 func TestTokenizerScripts(t *testing.T) {
 	for _, c := range []struct{ name, in, want string }{
 		{"english", "Hello, World! It's 3.14 or 1,000.", "hello world its 3.14 or 1,000"},
-		{"russian", "Привет, МИР! Ёлка-палка.", "привет мир ёлка палка"},
+		{"russian", "Привет, МИР! Ёлка-палка, ёж.", "привет мир елка палка еж"},
 		{"chinese", "这是中文，测试。", "这 是 中 文 测 試"},
 		{"traditional", "這是繁體中文", "这 是 繁 体 中 文"},
 		{"japanese", "日本語のテキスト、カタカナとひらがな。", "日 本 語 の テ キ ス ト カ タ カ ナ と ひ ら が な"},
