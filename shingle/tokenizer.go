@@ -489,15 +489,6 @@ func init() {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func isASCII(b []byte) bool {
-	for _, c := range b {
-		if c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // startsWord reports whether b starts with a letter or digit of a
 // space-separated script.
 func startsWord(b []byte) bool {
