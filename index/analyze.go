@@ -1,0 +1,178 @@
+package index
+
+import (
+	"fmt"
+
+	"github.com/simidx/simidx/shingle"
+	"github.com/simidx/simidx/simhash"
+)
+
+// TextSettings are the text-pipeline settings of an index: how text is
+// canonicalized and cut into units (package shingle), which features make
+// the simhash fingerprint (package simhash) and how MinHash signatures are
+// made. The zero value means the defaults. They are persisted as JSON in the
+// index with every default made explicit, so a later change of defaults
+// never changes what an existing index means.
+type TextSettings struct {
+	// Shingle is the canonicalization, the unit (words or characters), and
+	// the shingle size and step of the MinHash layer. Default: markup
+	// removed, NFKC, case folded, punctuation dropped, overlapping 5-word
+	// shingles.
+	Shingle shingle.Options `json:"shingle"`
+	// Features are the simhash features. Default simhash.Units (every word
+	// with term-frequency weights).
+	Features simhash.Features `json:"features"`
+	// FeatureSize is the number of units per simhash feature with
+	// simhash.Shingles. 0 means simhash.DefaultShingleSize.
+	FeatureSize int `json:"feature_size"`
+	// Scheme is how MinHash signatures are made. Default
+	// shingle.OnePermutation.
+	Scheme shingle.Scheme `json:"minhash_scheme"`
+}
+
+// normalize returns t with every default made explicit, or an error
+// wrapping ErrSettings.
+func (t TextSettings) normalize() (TextSettings, error) {
+	o := t.simhashOptions()
+	h, err := o.Normalized()
+	if err != nil {
+		return t, fmt.Errorf("%w: %v", ErrSettings, err)
+	}
+	t.Shingle, t.FeatureSize = h.Text, h.ShingleSize
+	if t.Scheme > shingle.Mixes {
+		return t, fmt.Errorf("%w: unknown MinHash scheme %d", ErrSettings, t.Scheme)
+	}
+	return t, nil
+}
+
+func (t TextSettings) simhashOptions() simhash.Options {
+	return simhash.Options{Text: t.Shingle, Features: t.Features, ShingleSize: t.FeatureSize}
+}
+
+// analysis is what the index stores about one document.
+type analysis struct {
+	fp    uint64   // 64-bit simhash fingerprint
+	exact uint64   // hash of the canonical text (exact-duplicate key)
+	sig   []uint64 // MinHash signature, nil when MinHash is off; owned by the analyzer
+	bands []uint64 // one hash per MinHash band, nil when MinHash is off; owned by the analyzer
+}
+
+// analyzer computes analyses: the text is tokenized once, and its unit
+// hashes feed the fingerprint, the exact-duplicate key and the MinHash
+// signature. An analyzer is not safe for concurrent use: use one per
+// goroutine. It allocates nothing per document in steady state.
+type analyzer struct {
+	ts       TextSettings
+	tok      *shingle.Tokenizer
+	hasher   *simhash.Hasher
+	mh       *shingle.MinHasher // nil when MinHash is off
+	bands    int
+	units    []uint64
+	shingles []uint64
+	sig      []uint64
+	bandBuf  []uint64
+}
+
+// newAnalyzer returns an analyzer for normalized settings. It panics if the
+// settings are invalid, which normalization rules out.
+func newAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) *analyzer {
+	a, err := makeAnalyzer(ts, minhash, minhashK, bands)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+func makeAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) (*analyzer, error) {
+	ts, err := ts.normalize()
+	if err != nil {
+		return nil, err
+	}
+	tok, err := shingle.NewTokenizer(&ts.Shingle)
+	if err != nil {
+		return nil, err
+	}
+	opts := ts.simhashOptions()
+	h, err := simhash.NewHasher(&opts)
+	if err != nil {
+		return nil, err
+	}
+	a := &analyzer{ts: ts, tok: tok, hasher: h, bands: bands}
+	if minhash {
+		if a.mh, err = shingle.NewMinHasher(minhashK, ts.Scheme); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+// analyze returns the analysis of text. The returned slices are valid until
+// the next call. Cost: O(len(text)).
+func (a *analyzer) analyze(text []byte) analysis {
+	a.units = a.tok.AppendUnits(a.units[:0], text)
+	r := analysis{
+		fp:    a.hasher.SumUnits(a.units),
+		exact: shingle.Combine(a.units),
+	}
+	if a.mh != nil {
+		o := a.tok.Options()
+		a.shingles = shingle.Set(shingle.AppendShingles(a.shingles[:0], a.units, o.Size, o.Step()))
+		a.sig = a.mh.Append(a.sig[:0], a.shingles)
+		a.bandBuf = shingle.AppendBands(a.bandBuf[:0], a.sig, a.bands, a.mh.K()/a.bands)
+		r.sig, r.bands = a.sig, a.bandBuf
+	}
+	return r
+}
+
+// estimateJaccard returns the Jaccard similarity estimated from two MinHash
+// signatures of equal length.
+func estimateJaccard(a, b []uint64) float64 { return shingle.Estimate(a, b) }
+
+// Fingerprinter computes what an index with given settings would store
+// about a document, without an index: its fingerprint, and its MinHash
+// signature and band hashes when the settings have the MinHash layer. For
+// printing and comparing fingerprints and for measuring recall. It is not
+// safe for concurrent use.
+type Fingerprinter struct {
+	a   *analyzer
+	set []uint64
+}
+
+// NewFingerprinter returns a Fingerprinter for settings s (nil means the
+// defaults), or an error wrapping ErrSettings.
+func NewFingerprinter(s *Settings) (*Fingerprinter, error) {
+	var n Settings
+	if s != nil {
+		n = *s
+	}
+	n, err := n.normalize()
+	if err != nil {
+		return nil, err
+	}
+	a, err := makeAnalyzer(n.Text, n.MinHash, n.MinHashK, n.Bands)
+	if err != nil {
+		return nil, err
+	}
+	return &Fingerprinter{a: a}, nil
+}
+
+// Sum64 returns the 64-bit simhash fingerprint of text. Cost: O(len(text)).
+func (f *Fingerprinter) Sum64(text []byte) uint64 { return f.a.analyze(text).fp }
+
+// Analyze returns the fingerprint of text and, with the MinHash layer, its
+// signature and band hashes (nil otherwise), valid until the next call.
+// Cost: O(len(text)).
+func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
+	r := f.a.analyze(text)
+	return r.fp, r.sig, r.bands
+}
+
+// Shingles returns the set of shingle hashes of text under the settings'
+// shingle options (sorted, without repeats; see shingle.Jaccard), valid
+// until the next call. Cost: O(len(text) log len(text)).
+func (f *Fingerprinter) Shingles(text []byte) []uint64 {
+	o := f.a.tok.Options()
+	f.a.units = f.a.tok.AppendUnits(f.a.units[:0], text)
+	f.set = shingle.Set(shingle.AppendShingles(f.set[:0], f.a.units, o.Size, o.Step()))
+	return f.set
+}

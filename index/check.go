@@ -1,0 +1,272 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Check verifies every invariant of the index and returns an error
+// wrapping ErrCorrupt describing the first problems found, or nil: every
+// document is in every table exactly once under its permuted fingerprint;
+// no table holds anything else; groups are sorted, non-empty and well
+// formed; ids and docs map to each other; exact-hash and band postings
+// match the document records; the document count is right. It reads the
+// whole index in one read transaction and holds about 20 bytes per
+// document in memory.
+func (x *Index) Check() (err error) {
+	if err := x.checkOpen(); err != nil {
+		return err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	err = x.db.View(x.check)
+	return boltErr(err)
+}
+
+// problems collects the first few problems Check finds.
+type problems struct{ list []string }
+
+const maxProblems = 10
+
+func (p *problems) add(format string, args ...any) bool {
+	p.list = append(p.list, fmt.Sprintf(format, args...))
+	return len(p.list) < maxProblems
+}
+
+func (p *problems) err() error {
+	if len(p.list) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(p.list, "; "))
+}
+
+var errStop = errors.New("stop")
+
+func (x *Index) check(tx *bolt.Tx) error {
+	var pr problems
+	m := x.readMeta(tx)
+	if tx.Bucket(bucketTables) == nil {
+		return fmt.Errorf("%w: bucket tables missing", ErrCorrupt)
+	}
+	if m.loading {
+		// An interrupted bulk load: its documents are not committed and
+		// readers ignore them; a writable Open removes them.
+		if m.count != 0 {
+			pr.add("interrupted bulk load in an index of %d documents", m.count)
+		}
+		return pr.err()
+	}
+	for _, name := range [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables} {
+		if tx.Bucket(name) == nil {
+			pr.add("bucket %q missing", name)
+		}
+	}
+	if x.settings.MinHash && tx.Bucket(bucketBands) == nil {
+		pr.add("bucket bands missing")
+	}
+	if err := pr.err(); err != nil {
+		return err
+	}
+	k, nb := x.settings.MinHashK, x.settings.Bands
+
+	// Documents.
+	dense := make(map[uint32]int32)
+	var fps []uint64
+	var recs []record // text documents with MinHash only: for the bands
+	texts := 0
+	idb := tx.Bucket(bucketIDs)
+	exb := tx.Bucket(bucketExact)
+	err := tx.Bucket(bucketDocs).ForEach(func(key, v []byte) error {
+		if len(key) != 4 {
+			if !pr.add("docs key of %d bytes", len(key)) {
+				return errStop
+			}
+			return nil
+		}
+		n := binary.BigEndian.Uint32(key)
+		if n >= m.next {
+			if !pr.add("document %d at or above the next number %d", n, m.next) {
+				return errStop
+			}
+		}
+		r, err := decodeRecord(v, k, nb, x.settings.MinHash)
+		if err != nil {
+			if !pr.add("document %d: %v", n, err) {
+				return errStop
+			}
+			return nil
+		}
+		if validID(r.id) != nil {
+			pr.add("document %d: invalid ID %q", n, r.id)
+		}
+		if got := idb.Get([]byte(r.id)); len(got) != 4 || binary.BigEndian.Uint32(got) != n {
+			if !pr.add("document %d (%q): ids does not map back to it", n, r.id) {
+				return errStop
+			}
+		}
+		if r.text {
+			texts++
+			if exb.Get(exactKey(r.exact, n)) == nil {
+				if !pr.add("document %d (%q): missing from exact", n, r.id) {
+					return errStop
+				}
+			}
+			if x.settings.MinHash {
+				r.sig = nil
+				recs = append(recs, r)
+				dense[n] = int32(len(fps))
+				fps = append(fps, r.fp)
+				return nil
+			}
+		} else if x.settings.MinHash {
+			pr.add("document %d (%q): no MinHash signature", n, r.id)
+		}
+		dense[n] = int32(len(fps))
+		fps = append(fps, r.fp)
+		return nil
+	})
+	if err != nil && err != errStop {
+		return err
+	}
+	if int64(len(fps)) != m.count {
+		pr.add("%d documents, count says %d", len(fps), m.count)
+	}
+	if err := pr.err(); err != nil {
+		return err
+	}
+
+	// IDs.
+	ids := 0
+	idb.ForEach(func(id, v []byte) error {
+		ids++
+		if len(v) != 4 {
+			pr.add("ids %q: value of %d bytes", id, len(v))
+		} else if _, ok := dense[binary.BigEndian.Uint32(v)]; !ok {
+			pr.add("ids %q: document %d missing", id, binary.BigEndian.Uint32(v))
+		}
+		if len(pr.list) >= maxProblems {
+			return errStop
+		}
+		return nil
+	})
+	if ids != len(fps) {
+		pr.add("%d ids for %d documents", ids, len(fps))
+	}
+
+	// Exact hashes: every key belongs to a text document with that hash
+	// (each text document's own key was checked above).
+	exacts := 0
+	exb.ForEach(func(key, _ []byte) error {
+		exacts++
+		if len(key) != 12 {
+			pr.add("exact key of %d bytes", len(key))
+		}
+		if len(pr.list) >= maxProblems {
+			return errStop
+		}
+		return nil
+	})
+	if exacts != texts {
+		pr.add("%d exact keys for %d documents with text", exacts, texts)
+	}
+
+	// Bands.
+	if x.settings.MinHash {
+		members := 0
+		byN := make(map[uint32]*record, len(recs))
+		for i := range recs {
+			r := &recs[i]
+			v := idb.Get([]byte(r.id))
+			if len(v) == 4 {
+				byN[binary.BigEndian.Uint32(v)] = r
+			}
+		}
+		tx.Bucket(bucketBands).ForEach(func(key, v []byte) error {
+			if len(key) != 9 || int(key[0]) >= nb {
+				pr.add("band key %x malformed", key)
+				return nil
+			}
+			var bm roaring.Bitmap
+			if _, err := bm.FromBuffer(v); err != nil {
+				pr.add("band %x: %v", key, err)
+				return nil
+			}
+			if bm.IsEmpty() {
+				pr.add("band %x: empty posting", key)
+			}
+			h := binary.BigEndian.Uint64(key[1:])
+			for n := range roaring.Values(&bm) {
+				members++
+				r := byN[n]
+				if r == nil || r.bands[key[0]] != h {
+					pr.add("band %x: document %d does not have this band", key, n)
+					break
+				}
+			}
+			if len(pr.list) >= maxProblems {
+				return errStop
+			}
+			return nil
+		})
+		if members != len(recs)*nb {
+			pr.add("%d band postings for %d documents with %d bands", members, len(recs), nb)
+		}
+	}
+	if err := pr.err(); err != nil {
+		return err
+	}
+
+	// Tables.
+	stamp := make([]int32, len(fps))
+	var ents []entry
+	c := tx.Bucket(bucketTables).Cursor()
+	if k, _ := c.Seek([]byte{byte(len(x.tables) >> 8), byte(len(x.tables))}); k != nil {
+		pr.add("a group of table %d; there are %d tables", int(k[0])<<8|int(k[1]), len(x.tables))
+	}
+	for ti := range x.tables {
+		t := &x.tables[ti]
+		entries := 0
+		tp := []byte{byte(ti >> 8), byte(ti)}
+		for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
+			if len(key) != 2+x.keyBytes || (x.keyBytes*8 > x.settings.Design.KeyBits && key[2]>>(x.settings.Design.KeyBits-8*(x.keyBytes-1)) != 0) {
+				pr.add("table %d: malformed key %x", ti, key)
+				return pr.err()
+			}
+			if err := x.checkGroup(v); err != nil {
+				pr.add("table %d key %x: %v", ti, key, err)
+				return pr.err()
+			}
+			ents = x.decodeGroup(ents[:0], x.keyValue(key), v)
+			for _, e := range ents {
+				entries++
+				d, ok := dense[e.n]
+				switch {
+				case !ok:
+					pr.add("table %d: entry for missing document %d", ti, e.n)
+				case t.permute(fps[d]) != e.p:
+					pr.add("table %d: document %d under the wrong fingerprint", ti, e.n)
+				case stamp[d] == int32(ti+1):
+					pr.add("table %d: document %d twice", ti, e.n)
+				default:
+					stamp[d] = int32(ti + 1)
+				}
+			}
+			if len(pr.list) >= maxProblems {
+				return pr.err()
+			}
+		}
+		if entries != len(fps) {
+			pr.add("table %d: %d entries for %d documents", ti, entries, len(fps))
+		}
+	}
+	return pr.err()
+}

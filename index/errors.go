@@ -1,0 +1,45 @@
+package index
+
+import "errors"
+
+// Sentinel errors. Errors returned by this package wrap one of these (test
+// with errors.Is) and add detail such as the path or the offending ID.
+var (
+	// ErrNotIndex means the file is not an index: not a bbolt database, a
+	// bbolt database without the index's meta bucket, or a truncated file.
+	ErrNotIndex = errors.New("not a simidx index")
+
+	// ErrCorrupt means the file is an index whose contents break an
+	// invariant, as reported by Check.
+	ErrCorrupt = errors.New("index is corrupt")
+
+	// ErrVersion means the index was written with a newer schema version
+	// than this package understands.
+	ErrVersion = errors.New("index schema version is newer than supported")
+
+	// ErrLocked means another process holds the index open for writing (or,
+	// for a writer, any other process holds it open) and the lock was not
+	// released within Options.Timeout.
+	ErrLocked = errors.New("index is in use by another process")
+
+	// ErrSettings means settings or query options are invalid, or conflict
+	// with the settings the index was created with.
+	ErrSettings = errors.New("invalid or conflicting index settings")
+
+	// ErrNotFound means no document has the given ID.
+	ErrNotFound = errors.New("document not found")
+
+	// ErrInvalidID means a document ID is empty, longer than MaxIDLen bytes
+	// or not valid UTF-8.
+	ErrInvalidID = errors.New("invalid document ID")
+
+	// ErrTooLarge means a document's text is longer than MaxDocSize bytes.
+	ErrTooLarge = errors.New("document too large")
+
+	// ErrReadOnly means a write was attempted on an index opened with
+	// Options.ReadOnly.
+	ErrReadOnly = errors.New("index is read-only")
+
+	// ErrClosed means the index has been closed.
+	ErrClosed = errors.New("index is closed")
+)

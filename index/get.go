@@ -1,0 +1,60 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Document is what the index stores about a document.
+type Document struct {
+	// ID is the external ID.
+	ID string `json:"id"`
+
+	// Fingerprint is the 64-bit simhash fingerprint.
+	Fingerprint uint64 `json:"fingerprint"`
+
+	// Precomputed says the document was added with a precomputed
+	// fingerprint, without text.
+	Precomputed bool `json:"precomputed,omitempty"`
+}
+
+// Get returns what the index stores about the document id, or an error
+// wrapping ErrNotFound. It costs two bbolt lookups.
+func (x *Index) Get(id string) (Document, error) {
+	if err := x.checkOpen(); err != nil {
+		return Document{}, err
+	}
+	var d Document
+	err := x.db.View(func(tx *bolt.Tx) error {
+		_, r, err := x.lookup(tx, id, false)
+		if err != nil {
+			return err
+		}
+		d = Document{ID: r.id, Fingerprint: r.fp, Precomputed: !r.text}
+		return nil
+	})
+	return d, boltErr(err)
+}
+
+// Fingerprint returns the fingerprint of the document id, or an error
+// wrapping ErrNotFound.
+func (x *Index) Fingerprint(id string) (uint64, error) {
+	d, err := x.Get(id)
+	return d.Fingerprint, err
+}
+
+// lookup returns the number and record of the committed document id.
+func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error) {
+	if loading(tx) {
+		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	v := tx.Bucket(bucketIDs).Get([]byte(id))
+	if len(v) != 4 {
+		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+	}
+	n := binary.BigEndian.Uint32(v)
+	r, err := decodeRecord(tx.Bucket(bucketDocs).Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, full)
+	return n, r, err
+}

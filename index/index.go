@@ -1,0 +1,96 @@
+package index
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Index is an open near-duplicate index. It is safe for concurrent use by
+// multiple goroutines; writes are serialized.
+type Index struct {
+	db       *bolt.DB
+	path     string
+	readOnly bool
+	settings Settings // normalized
+	tables   []table
+	keyBytes int // bytes of a table key: ceil(KeyBits/8)
+	sufBytes int // bytes of an entry's fingerprint suffix: ceil((64-KeyBits)/8)
+
+	wmu    sync.Mutex // serializes writers
+	count  atomic.Int64
+	closed atomic.Bool
+	pool   sync.Pool // *analyzer
+}
+
+// Doc is a document to add: an external ID and its text. Precomputed
+// documents carry a fingerprint instead of text (for fingerprints computed
+// elsewhere); they have no canonical-text hash and no MinHash signature, so
+// they can only be added to an index without MinHash.
+type Doc struct {
+	// ID is the external ID: 1 to MaxIDLen bytes of UTF-8.
+	ID string
+
+	// Text is the document text, at most MaxDocSize bytes. The index does
+	// not retain it.
+	Text []byte
+
+	// Fingerprint is the 64-bit simhash fingerprint, used instead of Text
+	// when Precomputed is set.
+	Fingerprint uint64
+
+	// Precomputed says that Fingerprint holds the fingerprint and Text is
+	// to be ignored.
+	Precomputed bool
+}
+
+// Path returns the file name of the index.
+func (x *Index) Path() string { return x.path }
+
+// Settings returns the settings the index was created with, defaults filled
+// in. Passing them back to Open in Options.Settings matches the index.
+func (x *Index) Settings() Settings { return x.settings.public() }
+
+// Len returns the number of documents in the index. It costs nothing: the
+// count is kept up to date by every commit.
+func (x *Index) Len() int { return int(x.count.Load()) }
+
+// Close releases the index and its file lock. It waits for running
+// transactions to finish. Later calls to any method return ErrClosed;
+// Close itself may be called more than once.
+func (x *Index) Close() error {
+	if x.closed.Swap(true) {
+		return nil
+	}
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
+	return x.db.Close()
+}
+
+func (x *Index) checkOpen() error {
+	if x.closed.Load() {
+		return ErrClosed
+	}
+	return nil
+}
+
+func (x *Index) checkWritable() error {
+	if x.closed.Load() {
+		return ErrClosed
+	}
+	if x.readOnly {
+		return ErrReadOnly
+	}
+	return nil
+}
+
+// boltErr maps errors from bbolt to the package's sentinels.
+func boltErr(err error) error {
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
+		return ErrClosed
+	}
+	return err
+}

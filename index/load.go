@@ -1,0 +1,599 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"runtime"
+	"slices"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// LoadOptions configure Load. A nil *LoadOptions selects the defaults.
+type LoadOptions struct {
+	// Workers is the number of goroutines that analyse documents; zero
+	// means runtime.GOMAXPROCS(0).
+	Workers int
+
+	// BatchSize is the number of documents per transaction when Load adds
+	// to a non-empty index; zero means 20,000. A larger batch is faster
+	// and holds more memory and more uncommitted work.
+	BatchSize int
+
+	// SkipInvalid makes Load count and skip documents with an invalid ID
+	// or too large a text (LoadStats.Skipped) instead of stopping.
+	SkipInvalid bool
+
+	// Progress, if set, is called on the goroutine that called Load as
+	// documents are analysed and committed, at most every few thousand
+	// documents, and once at the end.
+	Progress func(LoadStats)
+}
+
+// LoadStats count what Load did.
+type LoadStats struct {
+	// Docs is the number of documents read from the source and analysed.
+	Docs int64 `json:"docs"`
+
+	// Bytes is the number of text bytes read.
+	Bytes int64 `json:"bytes"`
+
+	// Committed is the number of documents committed so far.
+	Committed int64 `json:"committed"`
+
+	// Replaced is the number of documents that replaced a document with
+	// the same ID (stored before, or earlier in the same load).
+	Replaced int64 `json:"replaced"`
+
+	// ExactDuplicates is the number of documents whose canonical text
+	// equals that of a document already stored or loaded.
+	ExactDuplicates int64 `json:"exact_duplicates"`
+
+	// Skipped is the number of invalid documents skipped
+	// (LoadOptions.SkipInvalid).
+	Skipped int64 `json:"skipped"`
+}
+
+// Load adds the documents of src, which yields documents or an error, in
+// large atomic batches, analysing them on all cores. An existing ID is
+// replaced. Load blocks other writers of this *Index until it returns;
+// queries proceed and see each batch when it commits.
+//
+// Loading into an empty index sorts every table and writes it in key
+// order with full pages, so the index ends as compact as a sorted build;
+// the documents become visible together at the end (a crash before then
+// leaves the index empty). Loading into a non-empty index commits every
+// LoadOptions.BatchSize documents.
+//
+// If ctx is cancelled, or src yields an error, or a document is invalid
+// (unless LoadOptions.SkipInvalid), Load commits the documents read before
+// and returns the error wrapped, with the counts: the index stays
+// consistent. Load checks ctx between documents, so a source that may
+// block (reading a pipe) should itself return when ctx is done. src must
+// not reuse a Doc's Text after yielding it.
+func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadOptions) (LoadStats, error) {
+	if err := x.checkWritable(); err != nil {
+		return LoadStats{}, err
+	}
+	var o LoadOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.Workers <= 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 20_000
+	}
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
+	if err := x.checkOpen(); err != nil {
+		return LoadStats{}, err
+	}
+	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
+	err := l.run(ctx, src)
+	if ferr := l.flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if o.Progress != nil {
+		o.Progress(l.st)
+	}
+	return l.st, err
+}
+
+// Bulk-load limits.
+const (
+	chunkSize    = 256      // documents per unit of analysis work
+	maxBulk      = 1 << 25  // documents buffered by a bulk load into an empty index
+	bulkTxPuts   = 100_000  // puts per bulk transaction
+	bulkTxBytes  = 64 << 20 // bytes per bulk transaction
+	phase1Docs   = 50_000   // documents per phase-1 transaction
+	progressStep = 1 << 13  // documents between progress reports
+)
+
+// loader is the state of one Load.
+type loader struct {
+	x    *Index
+	opts *LoadOptions
+	st   LoadStats
+
+	batch []record // incremental: analysed, not yet committed
+
+	// Bulk load into an empty index.
+	bulk    bool
+	started bool     // phase 1 has written (the loading flag is set)
+	base    uint32   // first document number of the load
+	pending []record // phase 1: analysed, not yet written
+	ids     []idNum
+	fps     []uint64 // by document number - base
+	exact   []uint64
+	text    []bool
+}
+
+type idNum struct {
+	id string
+	n  uint32
+}
+
+// chunk is a unit of analysis work.
+type chunk struct {
+	docs []Doc
+	recs []record
+	errs []error
+	done chan struct{}
+}
+
+// run reads src, analyses documents on the workers and hands them, in
+// order, to add. It returns the first error that stops the load.
+func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
+	work := make(chan *chunk, 2*l.opts.Workers)
+	for range l.opts.Workers {
+		go func() {
+			a := l.x.getAnalyzer()
+			for c := range work {
+				for i := range c.docs {
+					c.recs[i], c.errs[i] = l.x.analyzeDoc(a, &c.docs[i])
+					c.docs[i].Text = nil
+				}
+				close(c.done)
+			}
+			l.x.pool.Put(a)
+		}()
+	}
+	defer close(work)
+	var inflight []*chunk
+	var stop error
+	consume := func() {
+		c := inflight[0]
+		inflight = inflight[1:]
+		<-c.done
+		for i := range c.recs {
+			if stop != nil {
+				return
+			}
+			if err := c.errs[i]; err != nil {
+				if l.opts.SkipInvalid && (errors.Is(err, ErrInvalidID) || errors.Is(err, ErrTooLarge)) {
+					l.st.Skipped++
+					continue
+				}
+				stop = err
+				return
+			}
+			l.st.Docs++
+			if err := l.add(c.recs[i]); err != nil {
+				stop = err
+				return
+			}
+			if l.st.Docs%progressStep == 0 && l.opts.Progress != nil {
+				l.opts.Progress(l.st)
+			}
+		}
+	}
+	cur := &chunk{}
+	submit := func() {
+		cur.recs = make([]record, len(cur.docs))
+		cur.errs = make([]error, len(cur.docs))
+		cur.done = make(chan struct{})
+		inflight = append(inflight, cur)
+		work <- cur
+		cur = &chunk{}
+		for len(inflight) > 2*l.opts.Workers && stop == nil {
+			consume()
+		}
+	}
+	// readErr ends the input (cancellation, a failing source): what was
+	// read before is still analysed and committed. stop ends the load at
+	// once (an invalid document, a failed commit).
+	var readErr error
+	read := 0
+	for d, err := range src {
+		if err != nil {
+			readErr = fmt.Errorf("index: load: reading documents: %w", err)
+			break
+		}
+		if read++; read%chunkSize == 0 {
+			if err := ctx.Err(); err != nil {
+				readErr = fmt.Errorf("index: load: %w", err)
+				break
+			}
+		}
+		if !d.Precomputed {
+			l.st.Bytes += int64(len(d.Text))
+		}
+		cur.docs = append(cur.docs, d)
+		if len(cur.docs) == chunkSize {
+			if submit(); stop != nil {
+				break
+			}
+		}
+	}
+	if stop == nil && len(cur.docs) > 0 {
+		submit()
+	}
+	for len(inflight) > 0 && stop == nil {
+		consume()
+	}
+	for _, c := range inflight { // stopped: wait for the workers
+		<-c.done
+	}
+	if stop == nil {
+		stop = readErr
+	}
+	if stop == nil {
+		if err := ctx.Err(); err != nil {
+			stop = fmt.Errorf("index: load: %w", err)
+		}
+	}
+	return stop
+}
+
+// add takes one analysed document.
+func (l *loader) add(r record) error {
+	if !l.bulk {
+		l.batch = append(l.batch, r)
+		if len(l.batch) >= l.opts.BatchSize {
+			return l.commitBatch()
+		}
+		return nil
+	}
+	l.pending = append(l.pending, r)
+	if len(l.pending) >= phase1Docs {
+		if err := l.phase1(); err != nil {
+			return err
+		}
+	}
+	if len(l.fps)+len(l.pending) >= maxBulk {
+		if err := l.phase2(); err != nil {
+			return err
+		}
+		l.bulk = false
+	}
+	return nil
+}
+
+// flush commits everything analysed.
+func (l *loader) flush() error {
+	if l.bulk {
+		return l.phase2()
+	}
+	return l.commitBatch()
+}
+
+// commitBatch adds the batch to a non-empty index in one transaction.
+func (l *loader) commitBatch() error {
+	if len(l.batch) == 0 {
+		return nil
+	}
+	x := l.x
+	var count, rep, ex int64
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		var err error
+		count, rep, ex, err = x.addRecords(tx, l.batch)
+		return err
+	})
+	if err != nil {
+		return boltErr(err)
+	}
+	x.count.Store(count)
+	l.st.Committed += int64(len(l.batch))
+	l.st.Replaced += rep
+	l.st.ExactDuplicates += ex
+	clear(l.batch)
+	l.batch = l.batch[:0]
+	if l.opts.Progress != nil {
+		l.opts.Progress(l.st)
+	}
+	return nil
+}
+
+// phase1 writes the pending documents' records (and band postings) of a
+// bulk load, uncommitted: the loading flag makes readers ignore them until
+// phase2 commits.
+func (l *loader) phase1() error {
+	if len(l.pending) == 0 {
+		return nil
+	}
+	x := l.x
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		if !l.started {
+			l.base = m.next
+		}
+		if uint64(l.base)+uint64(len(l.fps))+uint64(len(l.pending)) >= 1<<32-1 {
+			return fmt.Errorf("index: document numbers exhausted")
+		}
+		docs := tx.Bucket(bucketDocs)
+		docs.FillPercent = 1.0
+		chs := make([]change, 0, len(l.pending))
+		for i := range l.pending {
+			r := &l.pending[i]
+			n := l.base + uint32(len(l.fps))
+			if err := docs.Put(docKey(n), encodeRecord(nil, r)); err != nil {
+				return err
+			}
+			l.ids = append(l.ids, idNum{r.id, n})
+			l.fps = append(l.fps, r.fp)
+			l.exact = append(l.exact, r.exact)
+			l.text = append(l.text, r.text)
+			if x.settings.MinHash && r.text {
+				chs = append(chs, change{n: n, new: r})
+			}
+		}
+		if len(chs) > 0 {
+			if err := x.applyBands(tx, chs); err != nil {
+				return err
+			}
+		}
+		m.loading = true
+		return x.writeMeta(tx, m)
+	})
+	if err != nil {
+		// Forget what this transaction would have added.
+		n := len(l.fps) - len(l.pending)
+		if n >= 0 && len(l.ids) > n {
+			l.ids, l.fps, l.exact, l.text = l.ids[:n], l.fps[:n], l.exact[:n], l.text[:n]
+		}
+		return boltErr(err)
+	}
+	l.started = true
+	clear(l.pending)
+	l.pending = l.pending[:0]
+	return nil
+}
+
+// phase2 writes the ids, exact and table buckets of a bulk load in key
+// order with full pages and commits the load.
+func (l *loader) phase2() error {
+	x := l.x
+	w := &bulkWriter{x: x}
+	ok := false
+	defer func() {
+		w.rollback()
+		if !ok && l.started {
+			l.started = false
+			l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
+			x.recover() // leave the index empty, as before the load
+		}
+	}()
+	if err := l.phase1(); err != nil {
+		return err
+	}
+	if !l.started {
+		return nil
+	}
+
+	// IDs: the last document of each ID wins; earlier ones are dropped.
+	slices.SortFunc(l.ids, func(a, b idNum) int {
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	})
+	dead := make([]bool, len(l.fps))
+	var deadRecs []change
+	for i, e := range l.ids {
+		if i+1 < len(l.ids) && l.ids[i+1].id == e.id {
+			dead[e.n-l.base] = true
+			deadRecs = append(deadRecs, change{n: e.n})
+			continue
+		}
+		if err := w.put(bucketIDs, []byte(e.id), docKey(e.n)); err != nil {
+			return err
+		}
+	}
+	l.st.Replaced += int64(len(deadRecs))
+	for _, c := range deadRecs {
+		if err := w.drop(c.n); err != nil {
+			return err
+		}
+	}
+	live := int64(len(l.fps) - len(deadRecs))
+
+	// Exact hashes.
+	type hn struct {
+		h uint64
+		n uint32
+	}
+	var ex []hn
+	for i, h := range l.exact {
+		if l.text[i] && !dead[i] {
+			ex = append(ex, hn{h, l.base + uint32(i)})
+		}
+	}
+	slices.SortFunc(ex, func(a, b hn) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	})
+	for i, e := range ex {
+		if i > 0 && ex[i-1].h == e.h {
+			l.st.ExactDuplicates++
+		}
+		if err := w.put(bucketExact, exactKey(e.h, e.n), []byte{}); err != nil {
+			return err
+		}
+	}
+	ex = nil
+
+	// Tables.
+	es := x.entrySize()
+	kb := uint(64 - x.settings.Design.KeyBits)
+	ents := make([]entry, 0, live)
+	tmp := make([]entry, live)
+	for ti := range x.tables {
+		t := &x.tables[ti]
+		ents = ents[:0]
+		for i, fp := range l.fps {
+			if !dead[i] {
+				ents = append(ents, entry{p: t.permute(fp), n: l.base + uint32(i)})
+			}
+		}
+		radixSort(ents, tmp[:len(ents)])
+		for i := 0; i < len(ents); {
+			key := ents[i].p >> kb
+			j := i
+			for j < len(ents) && ents[j].p>>kb == key {
+				j++
+			}
+			g := make([]byte, 0, (j-i)*es)
+			for _, e := range ents[i:j] {
+				g = x.appendEntry(g, e.p, e.n)
+			}
+			if err := w.put(bucketTables, x.tableKey(nil, ti, ents[i].p), g); err != nil {
+				return err
+			}
+			i = j
+		}
+	}
+	next := l.base + uint32(len(l.fps))
+	if err := w.commit(meta{next: next, count: live}); err != nil {
+		return err
+	}
+	ok = true
+	x.count.Store(live)
+	l.st.Committed += int64(len(l.fps))
+	l.started = false
+	l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
+	return nil
+}
+
+// radixSort sorts es by permuted fingerprint, stably, using tmp (of the
+// same length) as scratch. Entries come in document-number order, so equal
+// fingerprints stay in that order.
+func radixSort(es, tmp []entry) {
+	src, dst := es, tmp
+	var cnt [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(cnt[:])
+		for _, e := range src {
+			cnt[e.p>>shift&0xffff]++
+		}
+		sum := 0
+		for i, c := range cnt {
+			cnt[i] = sum
+			sum += c
+		}
+		for _, e := range src {
+			b := e.p >> shift & 0xffff
+			dst[cnt[b]] = e
+			cnt[b]++
+		}
+		src, dst = dst, src
+	}
+	// Four passes: the result is back in es.
+}
+
+// bulkWriter writes keys in order over as many transactions as needed,
+// with full pages.
+type bulkWriter struct {
+	x     *Index
+	tx    *bolt.Tx
+	name  string
+	b     *bolt.Bucket
+	puts  int
+	bytes int
+}
+
+func (w *bulkWriter) begin() error {
+	if w.tx != nil && (w.puts >= bulkTxPuts || w.bytes >= bulkTxBytes) {
+		if err := w.tx.Commit(); err != nil {
+			w.tx = nil
+			return boltErr(err)
+		}
+		w.tx = nil
+	}
+	if w.tx == nil {
+		tx, err := w.x.db.Begin(true)
+		if err != nil {
+			return boltErr(err)
+		}
+		w.tx, w.b, w.name, w.puts, w.bytes = tx, nil, "", 0, 0
+	}
+	return nil
+}
+
+func (w *bulkWriter) bucket(name []byte) *bolt.Bucket {
+	if w.b == nil || w.name != string(name) {
+		w.b = w.tx.Bucket(name)
+		w.b.FillPercent = 1.0
+		w.name = string(name)
+	}
+	return w.b
+}
+
+func (w *bulkWriter) put(name, k, v []byte) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	w.puts++
+	w.bytes += len(k) + len(v) + 16
+	return w.bucket(name).Put(k, v)
+}
+
+// drop deletes the phase-1 record (and band postings) of document n.
+func (w *bulkWriter) drop(n uint32) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	w.puts++
+	docs := w.tx.Bucket(bucketDocs)
+	v := docs.Get(docKey(n))
+	if v == nil {
+		return nil
+	}
+	r, err := decodeRecord(v, w.x.settings.MinHashK, w.x.settings.Bands, true)
+	if err != nil {
+		return err
+	}
+	if w.x.settings.MinHash && r.text {
+		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}); err != nil {
+			return err
+		}
+	}
+	return docs.Delete(docKey(n))
+}
+
+// commit writes m (clearing the loading flag) and commits.
+func (w *bulkWriter) commit(m meta) error {
+	if err := w.begin(); err != nil {
+		return err
+	}
+	if err := w.x.writeMeta(w.tx, m); err != nil {
+		return err
+	}
+	err := w.tx.Commit()
+	w.tx = nil
+	return boltErr(err)
+}
+
+func (w *bulkWriter) rollback() {
+	if w.tx != nil {
+		w.tx.Rollback()
+		w.tx = nil
+	}
+}

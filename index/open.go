@@ -1,0 +1,301 @@
+package index
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// Bucket and key names.
+var (
+	bucketMeta  = []byte("meta")
+	bucketIDs   = []byte("ids")
+	bucketDocs  = []byte("docs")
+	bucketExact = []byte("exact")
+	bucketBands = []byte("bands")
+	// bucketTables holds all permuted tables: the key of a group is the
+	// table number (2 bytes) followed by the group's prefix.
+	bucketTables = []byte("tables")
+
+	keyVersion  = []byte("version")
+	keySettings = []byte("settings")
+	keyNext     = []byte("next")  // next document number: documents at or above it are not committed
+	keyCount    = []byte("count") // number of committed documents
+
+	// bucketLoading exists while a bulk load writes uncommitted documents.
+	// (A bucket in the root rather than a key in meta: readers check it
+	// on every query, and a root lookup is the cheapest.)
+	bucketLoading = []byte("loading")
+)
+
+// loading reports whether tx sees an uncommitted bulk load (whose documents
+// readers ignore).
+func loading(tx *bolt.Tx) bool { return tx.Bucket(bucketLoading) != nil }
+
+// Open opens the index at path, creating it (with opts.Settings) if the file
+// does not exist or is empty and opts.ReadOnly is not set. A nil opts means
+// the zero Options.
+//
+// Open fails with an error wrapping ErrLocked if another process holds the
+// file open for writing (or, for a writer, at all) for longer than
+// opts.Timeout; ErrNotIndex if the file is not an index or is truncated;
+// ErrVersion if it was written by a newer schema; ErrSettings if
+// opts.Settings conflict with the stored settings. If a bulk load was
+// interrupted by a crash, a writable Open removes its uncommitted
+// documents; read-only handles ignore them.
+func Open(path string, opts *Options) (*Index, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	var want Settings
+	if opts.Settings != nil {
+		var err error
+		if want, err = opts.Settings.normalize(); err != nil {
+			return nil, err
+		}
+	} else {
+		want = DefaultSettings()
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("open %s: %w: is a directory", path, ErrNotIndex)
+	case err == nil && fi.Size() > 0:
+		if err := checkFile(path, fi.Size()); err != nil {
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	case err == nil && opts.ReadOnly:
+		return nil, fmt.Errorf("open %s: %w: empty file", path, ErrNotIndex)
+	case err != nil && (opts.ReadOnly || !errors.Is(err, os.ErrNotExist)):
+		return nil, err
+	}
+
+	db, err := bolt.Open(path, 0o644, &bolt.Options{
+		Timeout:  opts.timeout(),
+		ReadOnly: opts.ReadOnly,
+		NoSync:   opts.NoSync,
+	})
+	if err != nil {
+		switch {
+		case errors.Is(err, berrors.ErrTimeout):
+			return nil, fmt.Errorf("open %s: %w", path, ErrLocked)
+		case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch),
+			errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrInvalidMapping):
+			return nil, fmt.Errorf("open %s: %w: %v", path, ErrNotIndex, err)
+		}
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	x := &Index{db: db, path: path, readOnly: opts.ReadOnly}
+	if err := x.init(want, opts.Settings); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return x, nil
+}
+
+// checkFile validates the bbolt meta pages of an existing file before
+// bbolt maps it, so that a truncated file is an error rather than a fault
+// when bbolt reads past its end.
+func checkFile(path string, size int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var buf [64 + 16]byte
+	meta := func(off int64) (pgid, txid uint64, pageSize uint32, ok bool) {
+		if _, err := f.ReadAt(buf[:], off); err != nil {
+			return 0, 0, 0, false
+		}
+		m := buf[16:]
+		le := binary.LittleEndian
+		h := fnv.New64a()
+		h.Write(m[:56])
+		if le.Uint32(m[0:]) != 0xED0CDAED || le.Uint32(m[4:]) != 2 || le.Uint64(m[56:]) != h.Sum64() {
+			return 0, 0, 0, false
+		}
+		return le.Uint64(m[40:]), le.Uint64(m[48:]), le.Uint32(m[8:]), true
+	}
+	pg0, tx0, ps, ok0 := meta(0)
+	if !ok0 {
+		ps = uint32(os.Getpagesize())
+	}
+	if ps < 512 || ps > 1<<20 {
+		return fmt.Errorf("%w: bad page size %d", ErrNotIndex, ps)
+	}
+	pg1, tx1, _, ok1 := meta(int64(ps))
+	var pgid uint64
+	switch {
+	case ok0 && (!ok1 || tx0 >= tx1):
+		pgid = pg0
+	case ok1:
+		pgid = pg1
+	default:
+		return fmt.Errorf("%w: no valid bbolt meta page", ErrNotIndex)
+	}
+	if need := pgid * uint64(ps); need > uint64(size) {
+		return fmt.Errorf("%w: truncated: %d bytes, needs %d", ErrNotIndex, size, need)
+	}
+	return nil
+}
+
+// persisted is the JSON stored under meta/settings.
+type persisted struct {
+	Settings
+}
+
+// init reads (or, for a new file, writes) the meta bucket and prepares x.
+func (x *Index) init(want Settings, given *Settings) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v", ErrNotIndex, r)
+		}
+	}()
+	var st Settings
+	var fresh bool
+	read := func(tx *bolt.Tx) error {
+		mb := tx.Bucket(bucketMeta)
+		if mb == nil {
+			empty := true
+			tx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return io.EOF })
+			if empty && tx.Writable() {
+				fresh = true
+				return nil
+			}
+			return fmt.Errorf("%w: no meta bucket", ErrNotIndex)
+		}
+		v := mb.Get(keyVersion)
+		if len(v) != 4 {
+			return fmt.Errorf("%w: no schema version", ErrNotIndex)
+		}
+		if ver := binary.BigEndian.Uint32(v); ver > SchemaVersion {
+			return fmt.Errorf("%w: schema version %d, this program reads up to %d", ErrVersion, ver, SchemaVersion)
+		} else if ver < 1 {
+			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
+		}
+		var p persisted
+		if err := json.Unmarshal(mb.Get(keySettings), &p); err != nil {
+			return fmt.Errorf("%w: settings: %v", ErrNotIndex, err)
+		}
+		if p.MaxDistance == 0 {
+			p.MaxDistance = ZeroDistance // stored as a real distance
+		}
+		n, err := p.Settings.normalize()
+		if err != nil {
+			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)
+		}
+		st = n
+		if c := mb.Get(keyCount); len(c) == 8 {
+			x.count.Store(int64(binary.BigEndian.Uint64(c)))
+		} else {
+			return fmt.Errorf("%w: no document count", ErrNotIndex)
+		}
+		return nil
+	}
+	if x.readOnly {
+		err = x.db.View(read)
+	} else {
+		err = x.db.Update(func(tx *bolt.Tx) error {
+			if err := read(tx); err != nil {
+				return err
+			}
+			if fresh {
+				st = want
+				return create(tx, st)
+			}
+			return nil
+		})
+	}
+	if err != nil {
+		return err
+	}
+	if given != nil && !fresh {
+		if err := given.conflicts(st); err != nil {
+			return err
+		}
+	}
+	x.settings = st
+	x.tables = st.Design.tables(st.MaxDistance)
+	x.keyBytes = (st.Design.KeyBits + 7) / 8
+	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
+	if !x.readOnly {
+		return x.recover()
+	}
+	return nil
+}
+
+// create writes the buckets of a new index.
+func create(tx *bolt.Tx, st Settings) error {
+	mb, err := tx.CreateBucket(bucketMeta)
+	if err != nil {
+		return err
+	}
+	js, err := json.Marshal(persisted{st})
+	if err != nil {
+		return err
+	}
+	if err := mb.Put(keySettings, js); err != nil {
+		return err
+	}
+	if err := mb.Put(keyVersion, binary.BigEndian.AppendUint32(nil, SchemaVersion)); err != nil {
+		return err
+	}
+	if err := mb.Put(keyNext, make([]byte, 4)); err != nil {
+		return err
+	}
+	if err := mb.Put(keyCount, make([]byte, 8)); err != nil {
+		return err
+	}
+	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
+	if st.MinHash {
+		names = append(names, bucketBands)
+	}
+	for _, n := range names {
+		if _, err := tx.CreateBucket(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recover removes the uncommitted documents of an interrupted bulk load.
+// A bulk load only starts on an empty index, so they are all there is
+// besides the meta bucket: recover recreates the other buckets.
+func (x *Index) recover() error {
+	return x.db.Update(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		if !m.loading {
+			return nil
+		}
+		if m.count != 0 {
+			return fmt.Errorf("%w: interrupted bulk load in an index of %d documents", ErrCorrupt, m.count)
+		}
+		var names [][]byte
+		err := tx.ForEach(func(name []byte, _ *bolt.Bucket) error {
+			if string(name) != string(bucketMeta) && string(name) != string(bucketLoading) {
+				names = append(names, append([]byte(nil), name...))
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, n := range names {
+			if err := tx.DeleteBucket(n); err != nil {
+				return err
+			}
+			if _, err := tx.CreateBucket(n); err != nil {
+				return err
+			}
+		}
+		m.loading = false
+		return x.writeMeta(tx, m)
+	})
+}

@@ -1,0 +1,71 @@
+package index
+
+import "time"
+
+// Limits on what can be stored.
+const (
+	// MaxIDLen is the longest document ID, in bytes.
+	MaxIDLen = 512
+
+	// MaxDocSize is the largest document text, in bytes.
+	MaxDocSize = 16 << 20
+
+	// MaxMaxDistance is the largest Hamming distance an index can be built
+	// for (Settings.MaxDistance).
+	MaxMaxDistance = 8
+
+	// SchemaVersion is the on-disk schema version this package writes.
+	// Open refuses indexes with a newer version (ErrVersion).
+	SchemaVersion = 1
+)
+
+// ZeroDistance asks for Hamming distance 0 where a zero value would select a
+// default: in Settings.MaxDistance (build the index for identical
+// fingerprints only) and in QueryOptions.MaxDistance (report identical
+// fingerprints only).
+const ZeroDistance = -1
+
+// Default settings used when Options.Settings is nil or a field is zero.
+const (
+	DefaultMaxDistance  = 3
+	DefaultExpectedDocs = 1_000_000
+	DefaultMinHashK     = 84
+	DefaultBands        = 14
+	DefaultTimeout      = time.Second
+)
+
+// Options configure Open. A nil *Options means the zero Options, whose
+// fields all select documented defaults.
+type Options struct {
+	// ReadOnly opens the index with a shared lock: any number of read-only
+	// processes may open it together, but no writer. Writes fail with
+	// ErrReadOnly. The file must exist.
+	ReadOnly bool
+
+	// Timeout is how long Open waits for the file lock before failing with
+	// ErrLocked. Zero means DefaultTimeout (1s); a negative value means
+	// fail at once.
+	Timeout time.Duration
+
+	// Settings are used when Open creates a new index; nil means
+	// DefaultSettings. When the index exists, its stored settings are used,
+	// and any field set here (non-zero) that differs from them makes Open
+	// fail with an error wrapping ErrSettings.
+	Settings *Settings
+
+	// NoSync skips the fsync after each commit. A crash of the process
+	// still leaves a consistent index, but a crash of the machine may lose
+	// or corrupt recent commits. It speeds up bulk loads on slow disks.
+	NoSync bool
+}
+
+// timeout returns the lock timeout Open passes to bbolt.
+func (o *Options) timeout() time.Duration {
+	switch {
+	case o == nil || o.Timeout == 0:
+		return DefaultTimeout
+	case o.Timeout < 0:
+		return time.Nanosecond
+	}
+	return o.Timeout
+}

@@ -1,0 +1,225 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/bits"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Pair is two stored documents within the query options of each other.
+type Pair struct {
+	// A and B are the IDs of the two documents, A < B.
+	A string `json:"a"`
+	B string `json:"b"`
+
+	// Distance is the Hamming distance between the fingerprints.
+	Distance int `json:"distance"`
+
+	// Similarity is the estimated Jaccard similarity (MinHash indexes
+	// only; otherwise 0).
+	Similarity float64 `json:"similarity"`
+}
+
+// Pairs calls fn for every pair of stored documents within opts (see
+// QueryOptions), each pair once, until fn returns an error, which Pairs
+// then returns. The order of pairs is unspecified.
+//
+// Pairs reads one consistent snapshot of the index, in one read
+// transaction: it scans every table once in key order and compares entries
+// only within runs that share a table's prefix, reporting a pair only from
+// the first table in which it shares the prefix. Memory is bounded by the
+// largest group, not by the number of pairs. It costs about Tables*Len()
+// entry reads plus Len()*Design.Candidates(k, Len())/2 comparisons, and two
+// lookups per pair reported. With MinSimilarity it also compares the
+// documents that share a band, pairwise.
+//
+// Cancelling ctx stops the scan with ctx.Err().
+func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) error) error {
+	if err := x.checkOpen(); err != nil {
+		return err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return err
+	}
+	err = x.db.View(func(tx *bolt.Tx) error {
+		docs := tx.Bucket(bucketDocs)
+		k, nb := x.settings.MinHashK, x.settings.Bands
+		sent := 0
+		return x.pairs(ctx, tx, q, func(a, b uint32, d int, sim float64) error {
+			p := Pair{
+				A:          idOf(docs.Get(docKey(a)), k, nb),
+				B:          idOf(docs.Get(docKey(b)), k, nb),
+				Distance:   d,
+				Similarity: sim,
+			}
+			if p.B < p.A {
+				p.A, p.B = p.B, p.A
+			}
+			if err := fn(p); err != nil {
+				return err
+			}
+			if sent++; q.limit > 0 && sent >= q.limit {
+				return errStop
+			}
+			return nil
+		})
+	})
+	if err == errStop {
+		err = nil
+	}
+	return boltErr(err)
+}
+
+// pairs calls fn with the document numbers of every pair within q, each
+// once.
+func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+	if loading(tx) {
+		return nil
+	}
+	docs := tx.Bucket(bucketDocs)
+	mk := x.settings.MinHashK
+	var sa, sb []uint64
+	similarity := func(a, b uint32) float64 {
+		if !x.settings.MinHash {
+			return 0
+		}
+		sa = sigOf(sa, docs.Get(docKey(a)), mk)
+		sb = sigOf(sb, docs.Get(docKey(b)), mk)
+		if len(sa) == 0 || len(sb) == 0 {
+			return 0
+		}
+		return estimateJaccard(sa, sb)
+	}
+	// lead[i] masks the leading blocks of table i in fingerprint order.
+	lead := make([]uint64, len(x.tables))
+	for i := range x.tables {
+		t := &x.tables[i]
+		lead[i] = t.unpermute(^uint64(0) << (64 - t.prefix))
+	}
+	var ents []entry
+	groups := 0
+	for ti := range x.tables {
+		t := &x.tables[ti]
+		shift := uint(64 - t.prefix)
+		c := tx.Bucket(bucketTables).Cursor()
+		tp := []byte{byte(ti >> 8), byte(ti)}
+		for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
+			if groups++; groups%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if len(v) <= x.entrySize() {
+				continue
+			}
+			ents = x.decodeGroup(ents[:0], x.keyValue(key), v)
+			for i := 0; i < len(ents); {
+				j := i + 1
+				for j < len(ents) && ents[j].p>>shift == ents[i].p>>shift {
+					j++
+				}
+				for a := i; a < j; a++ {
+					for b := a + 1; b < j; b++ {
+						diff := ents[a].p ^ ents[b].p
+						d := bits.OnesCount64(diff)
+						if d > q.maxDist {
+							continue
+						}
+						if ti > 0 {
+							orig := t.unpermute(diff)
+							first := true
+							for tj := range ti {
+								if orig&lead[tj] == 0 {
+									first = false
+									break
+								}
+							}
+							if !first {
+								continue
+							}
+						}
+						sim := similarity(ents[a].n, ents[b].n)
+						if q.minSim > 0 && sim < q.minSim {
+							continue
+						}
+						if err := fn(ents[a].n, ents[b].n, d, sim); err != nil {
+							return err
+						}
+					}
+				}
+				i = j
+			}
+		}
+	}
+	if q.minSim > 0 {
+		return x.bandPairs(ctx, tx, q, fn)
+	}
+	return nil
+}
+
+// bandPairs reports the pairs beyond q.maxDist that share a MinHash band
+// and reach q.minSim, each from the first band they share.
+func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+	docs := tx.Bucket(bucketDocs)
+	c := tx.Bucket(bucketBands).Cursor()
+	var recs []record
+	var nums []uint32
+	postings := 0
+	for key, v := c.First(); key != nil; key, v = c.Next() {
+		if postings++; postings%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		var bm roaring.Bitmap
+		if _, err := bm.FromBuffer(v); err != nil {
+			return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+		}
+		if bm.GetCardinality() < 2 || len(key) != 9 {
+			continue
+		}
+		band := int(key[0])
+		recs, nums = recs[:0], nums[:0]
+		for n := range roaring.Values(&bm) {
+			r, err := decodeRecord(docs.Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, true)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, r)
+			nums = append(nums, n)
+		}
+		for a := range recs {
+			for b := a + 1; b < len(recs); b++ {
+				ra, rb := &recs[a], &recs[b]
+				d := bits.OnesCount64(ra.fp ^ rb.fp)
+				if d <= q.maxDist {
+					continue // reported from the tables
+				}
+				if sharesBandBefore(ra, rb, band) {
+					continue // reported from an earlier band
+				}
+				if sim := estimateJaccard(ra.sig, rb.sig); sim >= q.minSim {
+					if err := fn(nums[a], nums[b], d, sim); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sharesBandBefore reports whether a and b share a band before band.
+func sharesBandBefore(a, b *record, band int) bool {
+	for i := range band {
+		if a.bands[i] == b.bands[i] {
+			return true
+		}
+	}
+	return false
+}

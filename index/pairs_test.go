@@ -1,0 +1,142 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+// bruteClusters returns the connected components of size >= 2 of the
+// brute-force pairs, IDs sorted, in representative order.
+func bruteClusters(ids []string, pairs map[[2]string]int) [][]string {
+	parent := map[string]string{}
+	var find func(string) string
+	find = func(s string) string {
+		p, ok := parent[s]
+		if !ok || p == s {
+			return s
+		}
+		r := find(p)
+		parent[s] = r
+		return r
+	}
+	for p := range pairs {
+		a, b := find(p[0]), find(p[1])
+		if a != b {
+			parent[max(a, b)] = min(a, b)
+		}
+	}
+	groups := map[string][]string{}
+	for _, id := range ids {
+		r := find(id)
+		groups[r] = append(groups[r], id)
+	}
+	var out [][]string
+	for _, g := range groups {
+		if len(g) >= 2 {
+			slices.Sort(g)
+			out = append(out, g)
+		}
+	}
+	slices.SortFunc(out, func(a, b []string) int {
+		if a[0] < b[0] {
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// TestPairsExact checks Pairs and Clusters against brute force on 20,000
+// fingerprints with planted clusters.
+func TestPairsExact(t *testing.T) {
+	for _, k := range []int{3, 6} {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(7, uint64(k)))
+			c := &corpus{}
+			for len(c.fps) < 20000 {
+				if rng.IntN(4) == 0 { // a cluster: a chain and a star
+					fp := rng.Uint64()
+					c.add(fp)
+					for range rng.IntN(5) + 1 {
+						fp = flip(rng, fp, rng.IntN(k+3))
+						c.add(fp)
+					}
+				} else {
+					c.add(rng.Uint64())
+				}
+			}
+			want := map[[2]string]int{}
+			for i := range c.fps {
+				for j := i + 1; j < len(c.fps); j++ {
+					if d := bits.OnesCount64(c.fps[i] ^ c.fps[j]); d <= k {
+						want[[2]string{c.ids[i], c.ids[j]}] = d
+					}
+				}
+			}
+			x := newIndex(t, &index.Settings{MaxDistance: k, ExpectedDocs: 20000})
+			if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
+				t.Fatal(err)
+			}
+			got := map[[2]string]int{}
+			err := x.Pairs(context.Background(), nil, func(p index.Pair) error {
+				key := [2]string{p.A, p.B}
+				if p.A >= p.B {
+					t.Fatalf("pair %v not ordered", key)
+				}
+				if _, dup := got[key]; dup {
+					t.Fatalf("pair %v reported twice", key)
+				}
+				got[key] = p.Distance
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(want) < 1000 {
+				t.Fatalf("only %d brute-force pairs; make the test harder", len(want))
+			}
+			for p, d := range want {
+				if g, ok := got[p]; !ok || g != d {
+					t.Fatalf("pair %v distance %d: got %d, %v", p, d, g, ok)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%d pairs, want %d", len(got), len(want))
+			}
+			wantC := bruteClusters(c.ids, want)
+			var gotC [][]string
+			err = x.Clusters(context.Background(), nil, func(cl index.Cluster) error {
+				if cl.Number != len(gotC) || cl.Representative != cl.IDs[0] {
+					t.Fatalf("cluster %d: %+v", len(gotC), cl)
+				}
+				gotC = append(gotC, cl.IDs)
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.EqualFunc(gotC, wantC, slices.Equal) {
+				t.Fatalf("%d clusters, want %d", len(gotC), len(wantC))
+			}
+			// Limit and a smaller distance.
+			n := 0
+			err = x.Pairs(context.Background(), &index.QueryOptions{MaxDistance: 1, Limit: 5}, func(p index.Pair) error {
+				if p.Distance > 1 {
+					t.Fatalf("pair at distance %d", p.Distance)
+				}
+				n++
+				return nil
+			})
+			if err != nil || n != 5 {
+				t.Fatalf("limited pairs: %d, %v", n, err)
+			}
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package index_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simidx/simidx/index"
+)
+
+// Tests that need a second process re-execute the test binary with
+// SIMIDX_TEST_CHILD set; TestMain then runs the child's part instead of
+// the tests.
+func TestMain(m *testing.M) {
+	if role := os.Getenv("SIMIDX_TEST_CHILD"); role != "" {
+		if err := child(role, os.Getenv("SIMIDX_TEST_PATH")); err != nil {
+			fmt.Println("error:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// childFP is the fingerprint the crash test gives document i.
+func childFP(i int) uint64 { return uint64(i)*0x9E3779B97F4A7C15 ^ 0xDEADBEEF }
+
+func child(role, path string) error {
+	switch role {
+	case "load": // load until killed, reporting progress
+		x, err := index.Open(path, nil)
+		if err != nil {
+			return err
+		}
+		batch, _ := strconv.Atoi(os.Getenv("SIMIDX_TEST_BATCH"))
+		total, _ := strconv.Atoi(os.Getenv("SIMIDX_TEST_TOTAL"))
+		src := func(yield func(index.Doc, error) bool) {
+			for i := 0; total == 0 || i < total; i++ {
+				if !yield(index.Doc{ID: "c" + strconv.Itoa(i), Fingerprint: childFP(i), Precomputed: true}, nil) {
+					return
+				}
+			}
+		}
+		_, err = x.Load(context.Background(), src, &index.LoadOptions{
+			BatchSize: batch,
+			Progress:  func(s index.LoadStats) { fmt.Printf("progress %d %d\n", s.Docs, s.Committed) },
+		})
+		fmt.Println("done")
+		return err
+	case "open": // try to open for writing, report how it went
+		t := time.Now()
+		x, err := index.Open(path, nil)
+		if err == nil {
+			x.Close()
+		}
+		fmt.Printf("open %v %v %v\n", errors.Is(err, index.ErrLocked), time.Since(t).Milliseconds(), err)
+		return nil
+	}
+	return fmt.Errorf("unknown role %q", role)
+}
+
+func childCmd(t *testing.T, role, path string, env ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), append(env, "SIMIDX_TEST_CHILD="+role, "SIMIDX_TEST_PATH="+path)...)
+	cmd.Stderr = os.Stderr
+	return cmd
+}
+
+// TestCrashDuringLoad kills a loading process with SIGKILL and checks that
+// the index opens, passes Check and holds every document completely or not
+// at all: in a bulk load into an empty index and in batches into a
+// non-empty one.
+func TestCrashDuringLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	for _, tc := range []struct {
+		name       string
+		prefill    int
+		batch      int
+		total      int
+		killAfter  int64
+		bulkTarget bool
+	}{
+		{name: "bulk", total: 400_000, killAfter: 120_000, bulkTarget: true},
+		{name: "bulk-late", total: 400_000, killAfter: 393_216, bulkTarget: true},
+		{name: "batches", prefill: 10, batch: 1000, killAfter: 30_000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "crash.simidx")
+			x, err := index.Open(path, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.prefill {
+				if err := x.AddFingerprint("pre"+strconv.Itoa(i), uint64(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			x.Close()
+			cmd := childCmd(t, "load", path, "SIMIDX_TEST_BATCH="+strconv.Itoa(tc.batch), "SIMIDX_TEST_TOTAL="+strconv.Itoa(tc.total))
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(out)
+			killed := false
+			for sc.Scan() {
+				f := strings.Fields(sc.Text())
+				if len(f) == 3 && f[0] == "progress" {
+					if n, _ := strconv.ParseInt(f[1], 10, 64); n >= tc.killAfter {
+						cmd.Process.Signal(syscall.SIGKILL)
+						killed = true
+						break
+					}
+				}
+			}
+			cmd.Wait()
+			if !killed {
+				t.Fatal("the child finished before it was killed")
+			}
+
+			// A read-only open first (no recovery), then a writable one.
+			for _, ro := range []bool{true, false} {
+				x, err := index.Open(path, &index.Options{ReadOnly: ro})
+				if err != nil {
+					t.Fatalf("open after crash (read-only %v): %v", ro, err)
+				}
+				if err := x.Check(); err != nil {
+					t.Fatalf("check after crash (read-only %v): %v", ro, err)
+				}
+				n := x.Len()
+				present := 0
+				for i := 0; i < tc.total || (tc.total == 0 && i < int(tc.killAfter)*4); i++ {
+					id := "c" + strconv.Itoa(i)
+					fp, err := x.Fingerprint(id)
+					if errors.Is(err, index.ErrNotFound) {
+						continue
+					}
+					if err != nil || fp != childFP(i) {
+						t.Fatalf("%s: fingerprint %x, %v; want %x", id, fp, err, childFP(i))
+					}
+					present++
+				}
+				if ro { // spot-check that present documents are found by query
+					for i := 0; i < 2000 && present > 0; i += 97 {
+						ms, err := x.QueryFingerprint(childFP(i), &index.QueryOptions{MaxDistance: index.ZeroDistance})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if _, err := x.Get("c" + strconv.Itoa(i)); err == nil && (len(ms) == 0 || ms[0].ID != "c"+strconv.Itoa(i)) {
+							t.Fatalf("c%d present but not found: %v", i, ms)
+						}
+					}
+				}
+				if n != present+tc.prefill {
+					t.Fatalf("Len %d, %d documents present + %d prefilled", n, present, tc.prefill)
+				}
+				if tc.bulkTarget && present != 0 && present != tc.total {
+					t.Fatalf("bulk load: %d of %d documents visible", present, tc.total)
+				}
+				if !tc.bulkTarget && present%tc.batch != 0 {
+					t.Fatalf("%d documents present, not whole batches of %d", present, tc.batch)
+				}
+				t.Logf("read-only %v: %d documents present after the crash", ro, present)
+				x.Close()
+			}
+		})
+	}
+}
+
+// TestLockedByOtherProcess checks that a second process cannot open an
+// index that is open for writing, and fails within about a second.
+func TestLockedByOtherProcess(t *testing.T) {
+	if testing.Short() {
+		t.Skip("subprocess test")
+	}
+	path := filepath.Join(t.TempDir(), "locked.simidx")
+	x, err := index.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	start := time.Now()
+	out, err := childCmd(t, "open", path).Output()
+	if err != nil {
+		t.Fatalf("child: %v: %s", err, out)
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 3 || f[0] != "open" || f[1] != "true" {
+		t.Fatalf("child: %s", out)
+	}
+	if !strings.Contains(string(out), "in use by another process") {
+		t.Fatalf("error does not say the index is in use: %s", out)
+	}
+	if ms, _ := strconv.Atoi(f[2]); ms < 900 || ms > 2000 || time.Since(start) > 10*time.Second {
+		t.Fatalf("child waited %d ms for the lock", ms)
+	}
+}

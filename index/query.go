@@ -1,0 +1,270 @@
+package index
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// QueryOptions select what a query, Pairs or Clusters report. A nil
+// *QueryOptions means the zero QueryOptions: every document within the
+// index's MaxDistance, no similarity threshold, no limit.
+type QueryOptions struct {
+	// MaxDistance is the largest Hamming distance reported. Zero means the
+	// index's Settings.MaxDistance (k); ZeroDistance means 0 (identical
+	// fingerprints only). More than k is an error wrapping ErrSettings: the
+	// tables are exact up to k only.
+	MaxDistance int
+
+	// MinSimilarity, when above zero, switches to similarity matching and
+	// needs an index with MinHash: a document matches if its estimated
+	// Jaccard similarity is at least MinSimilarity and it is a candidate
+	// from the permuted tables (within MaxDistance) or from the MinHash
+	// bands. At most 1.
+	MinSimilarity float64
+
+	// Limit, when above zero, caps the number of matches (Query) or pairs
+	// (Pairs) reported. Clusters ignores it.
+	Limit int
+}
+
+// Match is a document found by a query.
+type Match struct {
+	// ID is the external ID of the document.
+	ID string `json:"id"`
+
+	// Distance is the Hamming distance between the fingerprints.
+	Distance int `json:"distance"`
+
+	// Similarity is the Jaccard similarity estimated from the MinHash
+	// signatures, 0 to 1, on an index with MinHash; otherwise 0.
+	Similarity float64 `json:"similarity"`
+}
+
+// Query returns the stored documents similar to text, as selected by opts,
+// sorted by distance, then similarity (highest first), then ID. Documents
+// with the same canonical text are always included. Text over MaxDocSize
+// gives ErrTooLarge.
+//
+// It costs one analysis of text plus one bbolt lookup per table and a scan
+// of the group found (see Design.Candidates), and a lookup per match; with
+// MinSimilarity, also one lookup per band and a signature comparison per
+// candidate.
+func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(text) > MaxDocSize {
+		return nil, fmt.Errorf("%w: query has %d bytes, more than %d", ErrTooLarge, len(text), MaxDocSize)
+	}
+	a := x.getAnalyzer()
+	defer x.pool.Put(a)
+	an := a.analyze(text)
+	var ms []Match
+	err = x.db.View(func(tx *bolt.Tx) error {
+		var err error
+		ms, err = x.search(tx, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, self: -1}, q)
+		return err
+	})
+	return ms, boltErr(err)
+}
+
+// QueryFingerprint returns the stored documents within opts.MaxDistance of
+// the fingerprint fp, sorted by distance, then ID. MinSimilarity cannot be
+// used (there is no signature to compare). It costs one bbolt lookup per
+// table and a scan of the group found, and a lookup per match.
+func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if q.minSim > 0 {
+		return nil, fmt.Errorf("%w: a query by fingerprint has no MinHash signature for MinSimilarity", ErrSettings)
+	}
+	var ms []Match
+	err = x.db.View(func(tx *bolt.Tx) error {
+		var err error
+		ms, err = x.search(tx, probe{fp: fp, self: -1}, q)
+		return err
+	})
+	return ms, boltErr(err)
+}
+
+// QueryID returns the stored documents similar to the stored document id,
+// excluding that document itself, like Query of its text. It fails with
+// ErrNotFound if there is no such document. With MinSimilarity the document
+// must have been added with text.
+func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	var ms []Match
+	err = x.db.View(func(tx *bolt.Tx) error {
+		n, r, err := x.lookup(tx, id, true)
+		if err != nil {
+			return err
+		}
+		if q.minSim > 0 && !r.text {
+			return fmt.Errorf("%w: document %q has no MinHash signature for MinSimilarity", ErrSettings, id)
+		}
+		ms, err = x.search(tx, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, self: int64(n)}, q)
+		return err
+	})
+	return ms, boltErr(err)
+}
+
+// queryParams are resolved QueryOptions.
+type queryParams struct {
+	maxDist int
+	minSim  float64
+	limit   int
+}
+
+func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
+	q := queryParams{maxDist: x.settings.MaxDistance}
+	if o == nil {
+		return q, nil
+	}
+	switch {
+	case o.MaxDistance == ZeroDistance:
+		q.maxDist = 0
+	case o.MaxDistance < 0 || o.MaxDistance > x.settings.MaxDistance:
+		return q, fmt.Errorf("%w: max distance %d not in 0..%d, the distance the index was built for", ErrSettings, o.MaxDistance, x.settings.MaxDistance)
+	case o.MaxDistance > 0:
+		q.maxDist = o.MaxDistance
+	}
+	if o.MinSimilarity < 0 || o.MinSimilarity > 1 || o.MinSimilarity != o.MinSimilarity {
+		return q, fmt.Errorf("%w: min similarity %v not in 0..1", ErrSettings, o.MinSimilarity)
+	}
+	if o.MinSimilarity > 0 && !x.settings.MinHash {
+		return q, fmt.Errorf("%w: min similarity needs an index created with MinHash", ErrSettings)
+	}
+	q.minSim = o.MinSimilarity
+	q.limit = max(o.Limit, 0)
+	return q, nil
+}
+
+// probe is what a query looks for.
+type probe struct {
+	fp    uint64
+	text  bool // exact is valid
+	exact uint64
+	sig   []uint64 // nil without MinHash or text
+	bands []uint64
+	self  int64 // document number to leave out, or -1
+}
+
+// search runs a query in tx.
+func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
+	if loading(tx) {
+		return nil, nil
+	}
+	hits := make([]hit, 0, 16)
+	var kbuf [8]byte
+	c := tx.Bucket(bucketTables).Cursor()
+	for i := range x.tables {
+		t := &x.tables[i]
+		p := t.permute(pr.fp)
+		key := x.tableKey(kbuf[:0], i, p)
+		if k, v := c.Seek(key); k != nil && bytes.Equal(k, key) {
+			hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
+		}
+	}
+	const unknown = -1 // distance not yet computed
+	var exactSet map[uint32]bool
+	if pr.text {
+		prefix := exactKey(pr.exact, 0)[:8]
+		c := tx.Bucket(bucketExact).Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			if len(k) == 12 {
+				n := binary.BigEndian.Uint32(k[8:])
+				if exactSet == nil {
+					exactSet = make(map[uint32]bool)
+				}
+				exactSet[n] = true
+				hits = append(hits, hit{n: n, d: unknown})
+			}
+		}
+	}
+	if q.minSim > 0 && len(pr.bands) > 0 {
+		bb := tx.Bucket(bucketBands)
+		bm := roaring.New()
+		for i, h := range pr.bands {
+			if v := bb.Get(bandKey(i, h)); v != nil {
+				var b roaring.Bitmap
+				if _, err := b.FromBuffer(v); err != nil {
+					return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+				}
+				bm.Or(&b)
+			}
+		}
+		for n := range roaring.Values(bm) {
+			hits = append(hits, hit{n: n, d: unknown})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.n, b.n) })
+	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.n == b.n })
+	docs := tx.Bucket(bucketDocs)
+	var sig []uint64
+	var dk [4]byte
+	out := make([]Match, 0, len(hits))
+	for _, h := range hits {
+		if int64(h.n) == pr.self {
+			continue
+		}
+		v := docs.Get(binary.BigEndian.AppendUint32(dk[:0], h.n))
+		if len(v) < 9 {
+			return nil, fmt.Errorf("%w: document %d in a table or posting has no record", ErrCorrupt, h.n)
+		}
+		d := bits.OnesCount64(binary.BigEndian.Uint64(v) ^ pr.fp)
+		m := Match{Distance: d}
+		if pr.sig != nil {
+			sig = sigOf(sig, v, x.settings.MinHashK)
+			m.Similarity = estimateJaccard(pr.sig, sig)
+		}
+		keep := d <= q.maxDist
+		if q.minSim > 0 {
+			keep = m.Similarity >= q.minSim
+		}
+		if !keep && !exactSet[h.n] {
+			continue
+		}
+		m.ID = idOf(v, x.settings.MinHashK, x.settings.Bands)
+		out = append(out, m)
+	}
+	sortMatches(out)
+	if q.limit > 0 && len(out) > q.limit {
+		out = out[:q.limit]
+	}
+	return out, nil
+}
+
+// sortMatches sorts by distance, then similarity (highest first), then ID.
+func sortMatches(ms []Match) {
+	slices.SortFunc(ms, func(a, b Match) int {
+		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}

@@ -1,0 +1,159 @@
+package index
+
+import (
+	"fmt"
+	"reflect"
+)
+
+// Settings decide what an index stores. They are fixed when the index is
+// created and persisted in it with the schema version.
+//
+// Zero fields select defaults, so a Settings literal names only what it
+// changes. Because zero selects the default, MaxDistance 0 is written as
+// ZeroDistance.
+type Settings struct {
+	// MaxDistance is k, the largest Hamming distance between 64-bit
+	// fingerprints the permuted tables answer exactly, 0 to MaxMaxDistance.
+	// Zero means DefaultMaxDistance (3); ZeroDistance means 0. Queries may
+	// ask for less, never more. Each step up multiplies the number of
+	// tables (see Design) and so the index size and load time.
+	MaxDistance int `json:"max_distance"`
+
+	// ExpectedDocs is the corpus size the table design is chosen for. Zero
+	// means DefaultExpectedDocs (1,000,000). An index works at any size, but
+	// queries slow down and online adds write more as the corpus grows far
+	// beyond this (about 10x).
+	ExpectedDocs int `json:"expected_docs"`
+
+	// MinHash adds the MinHash layer: a signature per document, stored with
+	// it, and a band index for candidates by estimated Jaccard similarity
+	// (QueryOptions.MinSimilarity). It costs 8*MinHashK bytes per document
+	// plus the band postings.
+	MinHash bool `json:"minhash"`
+
+	// MinHashK is the number of MinHash values per signature; zero means
+	// DefaultMinHashK (84). Used only with MinHash.
+	MinHashK int `json:"minhash_k"`
+
+	// Bands is the number of LSH bands the signature is split into; it must
+	// divide MinHashK. Zero means DefaultBands (14). Used only with MinHash.
+	Bands int `json:"bands"`
+
+	// Text are the text-pipeline settings: how text is canonicalized,
+	// shingled and fingerprinted.
+	Text TextSettings `json:"text"`
+
+	// Design is the permuted-table design. Zero means
+	// DesignFor(MaxDistance, ExpectedDocs), which is what it should be
+	// unless you have measured otherwise.
+	Design Design `json:"design"`
+}
+
+// DefaultSettings returns the settings an index is created with when
+// Options.Settings is nil, with every default filled in.
+func DefaultSettings() Settings {
+	s, _ := (&Settings{}).normalize()
+	return s
+}
+
+// normalize returns s with defaults filled in and MaxDistance as a real
+// distance (never ZeroDistance), or an error wrapping ErrSettings.
+func (s *Settings) normalize() (Settings, error) {
+	n := *s
+	switch {
+	case n.MaxDistance == 0:
+		n.MaxDistance = DefaultMaxDistance
+	case n.MaxDistance == ZeroDistance:
+		n.MaxDistance = 0
+	case n.MaxDistance < 0 || n.MaxDistance > MaxMaxDistance:
+		return n, fmt.Errorf("%w: max distance %d not in 0..%d", ErrSettings, n.MaxDistance, MaxMaxDistance)
+	}
+	if n.ExpectedDocs == 0 {
+		n.ExpectedDocs = DefaultExpectedDocs
+	}
+	if n.ExpectedDocs < 0 {
+		return n, fmt.Errorf("%w: expected docs %d < 0", ErrSettings, n.ExpectedDocs)
+	}
+	if n.MinHash {
+		if n.MinHashK == 0 {
+			n.MinHashK = DefaultMinHashK
+		}
+		if n.Bands == 0 {
+			n.Bands = DefaultBands
+		}
+		if n.MinHashK < 1 || n.MinHashK > 1024 {
+			return n, fmt.Errorf("%w: minhash k %d not in 1..1024", ErrSettings, n.MinHashK)
+		}
+		if n.Bands < 1 || n.Bands > 255 || n.MinHashK%n.Bands != 0 {
+			return n, fmt.Errorf("%w: bands %d must be in 1..255 and divide minhash k %d", ErrSettings, n.Bands, n.MinHashK)
+		}
+	} else {
+		n.MinHashK, n.Bands = 0, 0
+	}
+	text, err := n.Text.normalize()
+	if err != nil {
+		return n, err
+	}
+	n.Text = text
+	if n.Design.isZero() {
+		n.Design = DesignFor(n.MaxDistance, n.ExpectedDocs)
+	} else {
+		n.Design.Blocks = append([]int(nil), n.Design.Blocks...)
+	}
+	if err := n.Design.validate(n.MaxDistance); err != nil {
+		return n, err
+	}
+	return n, nil
+}
+
+// public returns normalized settings in the form Open accepts back:
+// MaxDistance 0 as ZeroDistance.
+func (s Settings) public() Settings {
+	if s.MaxDistance == 0 {
+		s.MaxDistance = ZeroDistance
+	}
+	s.Design.Blocks = append([]int(nil), s.Design.Blocks...)
+	return s
+}
+
+// conflicts reports the first field set in the caller's settings u that
+// differs from the stored, normalized settings st.
+func (u *Settings) conflicts(st Settings) error {
+	bad := func(name string, want, have any) error {
+		return fmt.Errorf("%w: index was created with %s %v, not %v", ErrSettings, name, have, want)
+	}
+	if u.MaxDistance != 0 {
+		k := u.MaxDistance
+		if k == ZeroDistance {
+			k = 0
+		}
+		if k != st.MaxDistance {
+			return bad("max distance", k, st.MaxDistance)
+		}
+	}
+	if u.ExpectedDocs != 0 && u.ExpectedDocs != st.ExpectedDocs {
+		return bad("expected docs", u.ExpectedDocs, st.ExpectedDocs)
+	}
+	if u.MinHash && !st.MinHash {
+		return bad("minhash", true, false)
+	}
+	if u.MinHashK != 0 && u.MinHashK != st.MinHashK {
+		return bad("minhash k", u.MinHashK, st.MinHashK)
+	}
+	if u.Bands != 0 && u.Bands != st.Bands {
+		return bad("bands", u.Bands, st.Bands)
+	}
+	if !reflect.ValueOf(u.Text).IsZero() {
+		text, err := u.Text.normalize()
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(text, st.Text) {
+			return bad("text settings", text, st.Text)
+		}
+	}
+	if !u.Design.isZero() && !reflect.DeepEqual(u.Design, st.Design) {
+		return bad("design", u.Design, st.Design)
+	}
+	return nil
+}

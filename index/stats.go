@@ -1,0 +1,91 @@
+package index
+
+import (
+	"os"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Stats describe an index: its design and what it costs on disk.
+type Stats struct {
+	// Docs is the number of documents.
+	Docs int `json:"docs"`
+
+	// SchemaVersion is the on-disk schema version.
+	SchemaVersion int `json:"schema_version"`
+
+	// MaxDistance is k, the distance the tables are built for.
+	MaxDistance int `json:"max_distance"`
+
+	// ExpectedDocs is the corpus size the design was chosen for.
+	ExpectedDocs int `json:"expected_docs"`
+
+	// Tables, Blocks, PrefixBits (the smallest p over tables) and KeyBits
+	// describe the design (see Design).
+	Tables     int   `json:"tables"`
+	Blocks     []int `json:"blocks"`
+	PrefixBits int   `json:"prefix_bits"`
+	KeyBits    int   `json:"key_bits"`
+
+	// MinHash, MinHashK and Bands describe the MinHash layer.
+	MinHash  bool `json:"minhash"`
+	MinHashK int  `json:"minhash_k"`
+	Bands    int  `json:"bands"`
+
+	// FileBytes is the size of the index file.
+	FileBytes int64 `json:"file_bytes"`
+
+	// BytesPerDoc is FileBytes / Docs (0 when empty).
+	BytesPerDoc float64 `json:"bytes_per_doc"`
+
+	// TableBytes is the size of the pages of all permuted tables, and
+	// TableBytesPerDoc that per document per table.
+	TableBytes       int64   `json:"table_bytes"`
+	TableBytesPerDoc float64 `json:"table_bytes_per_doc"`
+}
+
+// Stats returns statistics of the index. It walks every page of the
+// tables, so it costs a read of the index (about a second per 10^8 table
+// entries when cached).
+func (x *Index) Stats() (Stats, error) {
+	if err := x.checkOpen(); err != nil {
+		return Stats{}, err
+	}
+	st := x.settings
+	pmin, _ := st.Design.PrefixBits(st.MaxDistance)
+	s := Stats{
+		SchemaVersion: SchemaVersion,
+		MaxDistance:   st.MaxDistance,
+		ExpectedDocs:  st.ExpectedDocs,
+		Tables:        len(x.tables),
+		Blocks:        append([]int(nil), st.Design.Blocks...),
+		PrefixBits:    pmin,
+		KeyBits:       st.Design.KeyBits,
+		MinHash:       st.MinHash,
+		MinHashK:      st.MinHashK,
+		Bands:         st.Bands,
+	}
+	err := x.db.View(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		if !m.loading {
+			s.Docs = int(m.count)
+		}
+		s.FileBytes = tx.Size()
+		bs := tx.Bucket(bucketTables).Stats()
+		s.TableBytes = int64(bs.BranchAlloc + bs.LeafAlloc)
+		return nil
+	})
+	if err != nil {
+		return Stats{}, boltErr(err)
+	}
+	if fi, err := os.Stat(x.path); err == nil {
+		s.FileBytes = fi.Size()
+	}
+	if s.Docs > 0 {
+		s.BytesPerDoc = float64(s.FileBytes) / float64(s.Docs)
+		if s.Tables > 0 {
+			s.TableBytesPerDoc = float64(s.TableBytes) / float64(s.Docs) / float64(s.Tables)
+		}
+	}
+	return s, nil
+}

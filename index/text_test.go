@@ -1,0 +1,103 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+func TestTextQueries(t *testing.T) {
+	for _, minhash := range []bool{false, true} {
+		t.Run(fmt.Sprint("minhash=", minhash), func(t *testing.T) {
+			x := newIndex(t, &index.Settings{MinHash: minhash, ExpectedDocs: 1000})
+			docs := []index.Doc{
+				{ID: "empty1", Text: nil},
+				{ID: "empty2", Text: []byte{}},
+				{ID: "short1", Text: []byte("a")},
+				{ID: "short2", Text: []byte("a")},
+				{ID: "long1", Text: []byte("It was the best of times, it was the worst of times, it was the age of wisdom")},
+				{ID: "long2", Text: []byte("It was the best of times, it was the worst of times, it was the age of wisdom")},
+			}
+			for i := range 50 {
+				docs = append(docs, index.Doc{ID: fmt.Sprintf("other%02d", i), Text: []byte(fmt.Sprintf("filler document %d with its own words %d %d", i, i*i, i*7))})
+			}
+			if _, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
+				for _, d := range docs {
+					if !yield(d, nil) {
+						return
+					}
+				}
+			}, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, pair := range [][2]string{{"empty1", "empty2"}, {"short1", "short2"}, {"long1", "long2"}} {
+				ms, err := x.QueryID(pair[0], nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				found := false
+				for _, m := range ms {
+					if m.ID == pair[0] {
+						t.Fatalf("QueryID(%s) returned itself", pair[0])
+					}
+					if m.ID == pair[1] {
+						found = true
+						if m.Distance != 0 || (minhash && m.Similarity != 1) {
+							t.Fatalf("exact duplicate %s: %+v", pair[1], m)
+						}
+					}
+				}
+				if !found {
+					t.Fatalf("QueryID(%s) = %v, missing %s", pair[0], ms, pair[1])
+				}
+			}
+			ms, err := x.Query(docs[4].Text, &index.QueryOptions{Limit: 1})
+			if err != nil || len(ms) != 1 || ms[0].ID != "long1" {
+				t.Fatalf("Query with limit 1 = %v, %v", ms, err)
+			}
+			if minhash {
+				ms, err := x.Query(docs[4].Text, &index.QueryOptions{MinSimilarity: 0.9})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(ms) != 2 || ms[0].ID != "long1" || ms[1].ID != "long2" || ms[0].Similarity != 1 {
+					t.Fatalf("similarity query = %v", ms)
+				}
+				if err := x.AddFingerprint("fp", 1); err == nil {
+					t.Fatal("precomputed fingerprint accepted by a MinHash index")
+				}
+			}
+			pairs := map[string]bool{}
+			err = x.Pairs(context.Background(), &index.QueryOptions{MaxDistance: index.ZeroDistance}, func(p index.Pair) error {
+				pairs[p.A+"/"+p.B] = true
+				if minhash && p.Similarity != 1 && p.A[:4] == p.B[:4] {
+					t.Fatalf("pair %+v", p)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{"empty1/empty2", "short1/short2", "long1/long2"} {
+				if !pairs[p] {
+					t.Fatalf("pairs %v missing %s", pairs, p)
+				}
+			}
+			if minhash {
+				n := 0
+				err := x.Pairs(context.Background(), &index.QueryOptions{MinSimilarity: 0.99}, func(p index.Pair) error { n++; return nil })
+				if err != nil || n < 3 {
+					t.Fatalf("similarity pairs: %d, %v", n, err)
+				}
+			}
+			if _, err := x.Delete("long2"); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.Check(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

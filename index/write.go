@@ -1,0 +1,426 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Add adds docs in one atomic transaction: all of them or, on error, none.
+// A document whose ID is already stored replaces it; if docs holds an ID
+// more than once, the last one wins. It costs, per document, an analysis
+// and a read-modify-write of one small value per table. For many
+// documents, Load is faster.
+func (x *Index) Add(docs ...Doc) error {
+	if err := x.checkWritable(); err != nil {
+		return err
+	}
+	recs := make([]record, len(docs))
+	a := x.getAnalyzer()
+	defer x.pool.Put(a)
+	for i := range docs {
+		r, err := x.analyzeDoc(a, &docs[i])
+		if err != nil {
+			return err
+		}
+		recs[i] = r
+	}
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
+	if err := x.checkOpen(); err != nil {
+		return err
+	}
+	var count int64
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		var err error
+		count, _, _, err = x.addRecords(tx, recs)
+		return err
+	})
+	if err != nil {
+		return boltErr(err)
+	}
+	x.count.Store(count)
+	return nil
+}
+
+// AddFingerprint adds (or replaces) the document id with a precomputed
+// fingerprint, like Add(Doc{ID: id, Fingerprint: fp, Precomputed: true}).
+func (x *Index) AddFingerprint(id string, fp uint64) error {
+	return x.Add(Doc{ID: id, Fingerprint: fp, Precomputed: true})
+}
+
+// Delete removes the documents with the given IDs in one atomic
+// transaction, from every table and posting, and returns how many were
+// found. IDs not found are skipped.
+func (x *Index) Delete(ids ...string) (int, error) {
+	if err := x.checkWritable(); err != nil {
+		return 0, err
+	}
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
+	if err := x.checkOpen(); err != nil {
+		return 0, err
+	}
+	var found int
+	var count int64
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		idb := tx.Bucket(bucketIDs)
+		docs := tx.Bucket(bucketDocs)
+		var chs []change
+		seen := make(map[uint32]bool)
+		for _, id := range ids {
+			v := idb.Get([]byte(id))
+			if len(v) != 4 {
+				continue
+			}
+			n := binary.BigEndian.Uint32(v)
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			old, err := decodeRecord(docs.Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, true)
+			if err != nil {
+				return err
+			}
+			chs = append(chs, change{n: n, old: &old})
+		}
+		found = len(chs)
+		m.count -= int64(found)
+		count = m.count
+		if err := x.apply(tx, chs); err != nil {
+			return err
+		}
+		return x.writeMeta(tx, m)
+	})
+	if err != nil {
+		return 0, boltErr(err)
+	}
+	x.count.Store(count)
+	return found, nil
+}
+
+// validID reports whether id can be stored.
+func validID(id string) error {
+	if id == "" || len(id) > MaxIDLen || !utf8.ValidString(id) {
+		s := id
+		if len(s) > 40 {
+			s = s[:40] + "..."
+		}
+		return fmt.Errorf("%w: %q (%d bytes; IDs are 1 to %d bytes of UTF-8)", ErrInvalidID, s, len(id), MaxIDLen)
+	}
+	return nil
+}
+
+func (x *Index) getAnalyzer() *analyzer {
+	if a, ok := x.pool.Get().(*analyzer); ok {
+		return a
+	}
+	s := &x.settings
+	return newAnalyzer(s.Text, s.MinHash, s.MinHashK, s.Bands)
+}
+
+// analyzeDoc validates d and returns its record, with slices it owns.
+func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
+	if err := validID(d.ID); err != nil {
+		return record{}, err
+	}
+	if d.Precomputed {
+		if x.settings.MinHash {
+			return record{}, fmt.Errorf("%w: document %q has a precomputed fingerprint, but the index has MinHash and needs text", ErrSettings, d.ID)
+		}
+		return record{id: d.ID, fp: d.Fingerprint}, nil
+	}
+	if len(d.Text) > MaxDocSize {
+		return record{}, fmt.Errorf("%w: document %q has %d bytes, more than %d", ErrTooLarge, d.ID, len(d.Text), MaxDocSize)
+	}
+	an := a.analyze(d.Text)
+	r := record{id: d.ID, fp: an.fp, text: true, exact: an.exact}
+	if x.settings.MinHash {
+		r.sig = slices.Clone(an.sig)
+		r.bands = slices.Clone(an.bands)
+		if len(r.sig) != x.settings.MinHashK || len(r.bands) != x.settings.Bands {
+			return record{}, fmt.Errorf("index: analyzer returned %d MinHash values and %d bands, want %d and %d",
+				len(r.sig), len(r.bands), x.settings.MinHashK, x.settings.Bands)
+		}
+	}
+	return r, nil
+}
+
+// meta holds the counters of the meta bucket.
+type meta struct {
+	next    uint32 // next document number
+	count   int64  // committed documents
+	loading bool   // a bulk load is writing uncommitted documents
+}
+
+func (x *Index) readMeta(tx *bolt.Tx) meta {
+	mb := tx.Bucket(bucketMeta)
+	var m meta
+	if v := mb.Get(keyNext); len(v) == 4 {
+		m.next = binary.BigEndian.Uint32(v)
+	}
+	if v := mb.Get(keyCount); len(v) == 8 {
+		m.count = int64(binary.BigEndian.Uint64(v))
+	}
+	m.loading = loading(tx)
+	return m
+}
+
+func (x *Index) writeMeta(tx *bolt.Tx, m meta) error {
+	mb := tx.Bucket(bucketMeta)
+	if err := mb.Put(keyNext, binary.BigEndian.AppendUint32(nil, m.next)); err != nil {
+		return err
+	}
+	if err := mb.Put(keyCount, binary.BigEndian.AppendUint64(nil, uint64(m.count))); err != nil {
+		return err
+	}
+	switch {
+	case m.loading && !loading(tx):
+		_, err := tx.CreateBucket(bucketLoading)
+		return err
+	case !m.loading && loading(tx):
+		return tx.DeleteBucket(bucketLoading)
+	}
+	return nil
+}
+
+// addRecords stores recs (the last of equal IDs wins) in tx, replacing
+// documents with the same IDs, and returns the new document count, the
+// number of replaced documents and of exact duplicates.
+func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact int64, err error) {
+	m := x.readMeta(tx)
+	if m.loading {
+		return 0, 0, 0, fmt.Errorf("index: an interrupted bulk load is pending; reopen the index")
+	}
+	last := make(map[string]int, len(recs))
+	for i := range recs {
+		if _, ok := last[recs[i].id]; ok {
+			replaced++
+		}
+		last[recs[i].id] = i
+	}
+	idb := tx.Bucket(bucketIDs)
+	docs := tx.Bucket(bucketDocs)
+	exb := tx.Bucket(bucketExact)
+	chs := make([]change, 0, len(last))
+	for i := range recs {
+		r := &recs[i]
+		if last[r.id] != i {
+			continue
+		}
+		if r.text && exb != nil {
+			if k, _ := exb.Cursor().Seek(exactKey(r.exact, 0)[:8]); k != nil && bytes.HasPrefix(k, exactKey(r.exact, 0)[:8]) {
+				exact++
+			}
+		}
+		if v := idb.Get([]byte(r.id)); len(v) == 4 {
+			n := binary.BigEndian.Uint32(v)
+			old, err := decodeRecord(docs.Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, true)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			chs = append(chs, change{n: n, old: &old, new: r})
+			replaced++
+			continue
+		}
+		if m.next == math.MaxUint32 {
+			return 0, 0, 0, fmt.Errorf("index: document numbers exhausted")
+		}
+		chs = append(chs, change{n: m.next, new: r})
+		m.next++
+		m.count++
+	}
+	if err := x.apply(tx, chs); err != nil {
+		return 0, 0, 0, err
+	}
+	return m.count, replaced, exact, x.writeMeta(tx, m)
+}
+
+// change is a write of one document number: old is its stored record (nil
+// if new), new its new record (nil to delete).
+type change struct {
+	n        uint32
+	old, new *record
+}
+
+// tableOp is an entry to delete from or add to a table.
+type tableOp struct {
+	key uint64 // leading KeyBits bits of the permuted fingerprint
+	ent [12]byte
+	del bool
+}
+
+// apply writes chs to every bucket.
+func (x *Index) apply(tx *bolt.Tx, chs []change) error {
+	if len(chs) == 0 {
+		return nil
+	}
+	idb := tx.Bucket(bucketIDs)
+	docs := tx.Bucket(bucketDocs)
+	exb := tx.Bucket(bucketExact)
+	var buf []byte
+	for _, c := range chs {
+		nk := binary.BigEndian.AppendUint32(nil, c.n)
+		if c.old != nil {
+			if c.new == nil || c.old.id != c.new.id {
+				if err := idb.Delete([]byte(c.old.id)); err != nil {
+					return err
+				}
+			}
+			if c.old.text {
+				if err := exb.Delete(exactKey(c.old.exact, c.n)); err != nil {
+					return err
+				}
+			}
+		}
+		if c.new == nil {
+			if err := docs.Delete(nk); err != nil {
+				return err
+			}
+			continue
+		}
+		if c.old == nil || c.old.id != c.new.id {
+			if err := idb.Put([]byte(c.new.id), nk); err != nil {
+				return err
+			}
+		}
+		if c.new.text {
+			if err := exb.Put(exactKey(c.new.exact, c.n), []byte{}); err != nil {
+				return err
+			}
+		}
+		buf = encodeRecord(nil, c.new)
+		if err := docs.Put(nk, buf); err != nil {
+			return err
+		}
+	}
+	ops := make([]tableOp, 0, 2*len(chs))
+	es := x.entrySize()
+	kb := uint(64 - x.settings.Design.KeyBits)
+	for ti := range x.tables {
+		t := &x.tables[ti]
+		ops = ops[:0]
+		for _, c := range chs {
+			for _, r := range [2]*record{c.old, c.new} {
+				if r == nil {
+					continue
+				}
+				p := t.permute(r.fp)
+				op := tableOp{key: p >> kb, del: r == c.old}
+				x.appendEntry(op.ent[:0], p, c.n)
+				ops = append(ops, op)
+			}
+		}
+		slices.SortFunc(ops, func(a, b tableOp) int {
+			if a.key != b.key {
+				if a.key < b.key {
+					return -1
+				}
+				return 1
+			}
+			return bytes.Compare(a.ent[:es], b.ent[:es])
+		})
+		b := tx.Bucket(bucketTables)
+		var del, add []byte
+		for i := 0; i < len(ops); {
+			j := i
+			del, add = del[:0], add[:0]
+			for ; j < len(ops) && ops[j].key == ops[i].key; j++ {
+				if ops[j].del {
+					del = append(del, ops[j].ent[:es]...)
+				} else {
+					add = append(add, ops[j].ent[:es]...)
+				}
+			}
+			key := x.tableKey(nil, ti, ops[i].key<<kb)
+			g := mergeGroup(b.Get(key), del, add, es)
+			var err error
+			if len(g) == 0 {
+				err = b.Delete(key)
+			} else {
+				err = b.Put(key, g)
+			}
+			if err != nil {
+				return err
+			}
+			i = j
+		}
+	}
+	if x.settings.MinHash {
+		return x.applyBands(tx, chs)
+	}
+	return nil
+}
+
+// applyBands updates the band postings for chs.
+func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
+	type bandOp struct {
+		key string
+		n   uint32
+		del bool
+	}
+	var ops []bandOp
+	for _, c := range chs {
+		for _, r := range [2]*record{c.old, c.new} {
+			if r == nil || !r.text {
+				continue
+			}
+			for i, h := range r.bands {
+				ops = append(ops, bandOp{string(bandKey(i, h)), c.n, r == c.old})
+			}
+		}
+	}
+	// Deletions before additions of the same key and number.
+	slices.SortStableFunc(ops, func(a, b bandOp) int {
+		if c := bytes.Compare([]byte(a.key), []byte(b.key)); c != 0 {
+			return c
+		}
+		if a.del != b.del {
+			if a.del {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	bb := tx.Bucket(bucketBands)
+	for i := 0; i < len(ops); {
+		key := []byte(ops[i].key)
+		bm := roaring.New()
+		if v := bb.Get(key); v != nil {
+			if _, err := bm.FromBuffer(v); err != nil {
+				return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+			}
+			bm = bm.Clone()
+		}
+		for ; i < len(ops) && ops[i].key == string(key); i++ {
+			if ops[i].del {
+				bm.Remove(ops[i].n)
+			} else {
+				bm.Add(ops[i].n)
+			}
+		}
+		if bm.IsEmpty() {
+			if err := bb.Delete(key); err != nil {
+				return err
+			}
+			continue
+		}
+		bm.RunOptimize()
+		v, err := bm.ToBytes()
+		if err != nil {
+			return err
+		}
+		if err := bb.Put(key, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
