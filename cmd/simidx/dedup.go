@@ -1,0 +1,240 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/simidx/simidx/index"
+	"github.com/spf13/pflag"
+)
+
+var dedupCommand = &command{
+	name:  "dedup",
+	args:  "[--db PATH] [-k N] [--min-similarity S] [--pairs] [INPUT...]",
+	short: "report every near-duplicate cluster (or pair)",
+	long: `Dedup reports the groups of near duplicates of a corpus: every cluster of two
+or more documents, a cluster being the documents connected by pairs within -k
+bits (or, with --min-similarity, of at least that estimated Jaccard
+similarity); with --pairs, every such pair instead.
+
+Given INPUT (files, directories or -, read as simidx index reads them) and no
+--db, it indexes them into a temporary index, which it removes afterwards;
+the settings flags then set up that index (--min-similarity turns on
+--minhash). Given --db, it reports on that index, after adding the INPUT to
+it if any is given.
+
+Clusters are listed in the order of their smallest ID, each with its IDs
+sorted, one row per ID; pairs sorted by their IDs, the smaller first.
+
+Example:
+
+	simidx dedup testdata/licenses
+	simidx dedup --pairs --format jsonl testdata/licenses
+	simidx dedup --db licenses.db -k 1`,
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var (
+			db    string
+			q     queryFlags
+			pairs bool
+			limit int
+			in    inputFlags
+			sf    settingsFlags
+			out   outputFlags
+			quiet bool
+		)
+		fs.StringVar(&db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
+		q.add(fs, false)
+		fs.BoolVar(&pairs, "pairs", false, "report pairs instead of clusters")
+		fs.IntVar(&limit, "limit", 0, "with --pairs, report at most `N` pairs (default: all)")
+		out.add(fs)
+		in.add(fs)
+		sf.addIndexFlags(fs, false)
+		sf.addTextFlags(fs)
+		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if err := in.check(); err != nil {
+				return err
+			}
+			if err := q.check(); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return usagef("--limit must not be negative")
+			}
+			if db == "" && len(args) == 0 {
+				return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
+			}
+			s, err := sf.settings()
+			if err != nil {
+				return err
+			}
+
+			var x *index.Index
+			var loadErr error // inputs that could not be read: reported after the clusters
+			switch {
+			case len(args) == 0:
+				if s != nil {
+					return usagef("settings flags apply to a new index; without INPUT, --db %s is only read", db)
+				}
+				if x, err = openExisting(db, true); err != nil {
+					return err
+				}
+			default:
+				path := db
+				if _, err := os.Stat(path); path != "" && err == nil {
+					if s != nil {
+						return usagef("settings flags apply to a new index, and %s exists", db)
+					}
+				} else if q.fs.Changed("max-distance") {
+					// A new index is built for the distance asked for.
+					if s == nil {
+						s = &index.Settings{}
+					}
+					s.MaxDistance = q.maxDistance
+					if s.MaxDistance == 0 {
+						s.MaxDistance = index.ZeroDistance
+					}
+				}
+				if path == "" {
+					dir, err := os.MkdirTemp("", "simidx-dedup-")
+					if err != nil {
+						return err
+					}
+					defer os.RemoveAll(dir)
+					path = filepath.Join(dir, "index.db")
+					if q.minSimilarity > 0 {
+						if s == nil {
+							s = &index.Settings{}
+						}
+						s.MinHash = true
+					}
+				}
+				con := &console{w: e.stderr, cmd: "dedup"}
+				r, err := newReader(args, in, e.stdin, con)
+				if err != nil {
+					return err
+				}
+				if x, err = openCreate(path, s, db == ""); err != nil {
+					return err
+				}
+				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
+				if loadErr == errInterrupted {
+					x.Close()
+					if db != "" {
+						con.message("simidx dedup: interrupted; the index %s is consistent; nothing reported", db)
+					} else {
+						con.message("simidx dedup: interrupted; nothing reported")
+					}
+					return errInterrupted
+				}
+			}
+			defer x.Close()
+
+			opts, err := q.options(x)
+			if err != nil {
+				return err
+			}
+			opts.Limit = limit
+			w, err := out.open(e.stdout)
+			if err != nil {
+				return err
+			}
+			if pairs {
+				err = reportPairs(ctx, x, opts, w)
+			} else {
+				err = reportClusters(ctx, x, opts, w)
+			}
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			if err == nil {
+				err = loadErr
+			}
+			return err
+		}
+	},
+}
+
+// pairRecord is a pair of --format jsonl.
+type pairRecord struct {
+	A          string   `json:"a"`
+	B          string   `json:"b"`
+	Distance   int      `json:"distance"`
+	Similarity *float64 `json:"similarity,omitempty"`
+}
+
+// clusterRecord is a cluster of --format jsonl.
+type clusterRecord struct {
+	Cluster        int      `json:"cluster"`
+	Representative string   `json:"representative"`
+	IDs            []string `json:"ids"`
+}
+
+// reportPairs writes the pairs of x, sorted by their IDs.
+func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, w *output) error {
+	var ps []index.Pair
+	err := x.Pairs(ctx, opts, func(p index.Pair) error {
+		if p.A > p.B {
+			p.A, p.B = p.B, p.A
+		}
+		ps = append(ps, p)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(ps, func(p, q index.Pair) int {
+		return cmp.Or(cmp.Compare(p.A, q.A), cmp.Compare(p.B, q.B))
+	})
+	minHash := x.Settings().MinHash
+	if minHash {
+		w.header("A", "B", "DISTANCE", "SIMILARITY")
+	} else {
+		w.header("A", "B", "DISTANCE")
+	}
+	for _, p := range ps {
+		switch {
+		case w.jsonl:
+			rec := pairRecord{A: p.A, B: p.B, Distance: p.Distance}
+			if minHash {
+				rec.Similarity = similarity(p.Similarity)
+			}
+			w.json(rec)
+		case minHash:
+			w.row(p.A, p.B, strconv.Itoa(p.Distance), fmt.Sprintf("%.2f", p.Similarity))
+		default:
+			w.row(p.A, p.B, strconv.Itoa(p.Distance))
+		}
+	}
+	return nil
+}
+
+// reportClusters writes the clusters of x, one row per ID in a table.
+func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOptions, w *output) error {
+	w.header("CLUSTER", "SIZE", "ID")
+	return x.Clusters(ctx, opts, func(c index.Cluster) error {
+		if w.jsonl {
+			w.json(clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs})
+			return w.err
+		}
+		for i, id := range c.IDs {
+			if i == 0 {
+				w.row(strconv.Itoa(c.Number), strconv.Itoa(len(c.IDs)), id)
+			} else {
+				w.row("", "", id)
+			}
+		}
+		return w.err
+	})
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestDedupSample runs the command of the README on the sample corpus: real
+// licence families come out as clusters.
+func TestDedupSample(t *testing.T) {
+	r := mustRun(t, "", "dedup", licenses)
+	if !strings.HasPrefix(r.stderr, "indexed 68 documents") {
+		t.Errorf("stderr: %q", r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if got := strings.Join(strings.Fields(lines[0]), " "); got != "CLUSTER SIZE ID" {
+		t.Errorf("header %q", lines[0])
+	}
+	// Rebuild the clusters from the table: a row with a number starts one.
+	var clusters [][]string
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		switch len(f) {
+		case 3:
+			clusters = append(clusters, []string{f[2]})
+		case 1:
+			clusters[len(clusters)-1] = append(clusters[len(clusters)-1], f[0])
+		default:
+			t.Fatalf("row %q", l)
+		}
+	}
+	for _, family := range [][]string{
+		{"GPL-2.0-only.txt", "GPL-2.0-or-later.txt"},
+		{"Apache-2.0.txt", "ECL-2.0.txt"},
+		{"MIT.txt", "MIT-0.txt"},
+		{"BSD-2-Clause.txt", "BSD-3-Clause.txt"},
+		{"CC-BY-4.0.txt", "CC-BY-SA-4.0.txt"},
+		{"MPL-2.0.txt", "MPL-2.0-no-copyleft-exception.txt"},
+	} {
+		if !slices.ContainsFunc(clusters, func(c []string) bool {
+			return slices.Contains(c, family[0]) && slices.Contains(c, family[1])
+		}) {
+			t.Errorf("%s and %s are not in one cluster", family[0], family[1])
+		}
+	}
+	// Unrelated licences are in none.
+	for _, c := range clusters {
+		for _, lone := range []string{"Zlib.txt", "WTFPL.txt", "Unlicense.txt"} {
+			if slices.Contains(c, lone) {
+				t.Errorf("%s is in cluster %v", lone, c)
+			}
+		}
+	}
+	if len(clusters) < 10 {
+		t.Errorf("only %d clusters:\n%s", len(clusters), r.stdout)
+	}
+}
+
+func TestDedupJSONL(t *testing.T) {
+	r := mustRun(t, "", "dedup", "-q", "--format", "jsonl", licenses)
+	objs := jsonLines(t, r.stdout, "cluster", "representative", "ids")
+	for i, o := range objs {
+		if o["cluster"].(interface{ String() string }).String() != strconv.Itoa(i) {
+			t.Errorf("cluster %v at position %d", o["cluster"], i)
+		}
+		ids := o["ids"].([]any)
+		if len(ids) < 2 || o["representative"] != ids[0] {
+			t.Errorf("cluster %v", o)
+		}
+		for j := 1; j < len(ids); j++ {
+			if ids[j-1].(string) >= ids[j].(string) {
+				t.Errorf("IDs not sorted: %v", ids)
+			}
+		}
+	}
+}
+
+func TestDedupPairs(t *testing.T) {
+	r := mustRun(t, "", "dedup", "-q", "--pairs", "--format", "jsonl", licenses)
+	objs := jsonLines(t, r.stdout, "a", "b", "distance")
+	if len(objs) < 10 {
+		t.Fatalf("%d pairs", len(objs))
+	}
+	for i, o := range objs {
+		a, b := o["a"].(string), o["b"].(string)
+		if a >= b {
+			t.Errorf("pair a %q >= b %q", a, b)
+		}
+		if i > 0 {
+			pa, pb := objs[i-1]["a"].(string), objs[i-1]["b"].(string)
+			if pa > a || (pa == a && pb >= b) {
+				t.Errorf("pairs not sorted: %v before %v", objs[i-1], o)
+			}
+		}
+	}
+	// With --min-similarity the temporary index has MinHash, and pairs a
+	// similarity.
+	r = mustRun(t, "", "dedup", "-q", "--pairs", "--min-similarity", "0.9", "-f", "jsonl", licenses)
+	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance", "similarity") {
+		if s, _ := o["similarity"].(interface{ Float64() (float64, error) }).Float64(); s < 0.9 {
+			t.Errorf("pair below 0.9: %v", o)
+		}
+	}
+	r = mustRun(t, "", "dedup", "-q", "--pairs", "--limit", "3", licenses)
+	if n := strings.Count(r.stdout, "\n"); n != 4 {
+		t.Errorf("--limit 3: %d lines:\n%s", n, r.stdout)
+	}
+	if !strings.HasPrefix(r.stdout, "A ") {
+		t.Errorf("table header: %q", r.stdout)
+	}
+}
+
+func TestDedupDB(t *testing.T) {
+	db := buildIndex(t)
+	a := mustRun(t, "", "dedup", "--db", db, "-f", "jsonl")
+	b := mustRun(t, "", "dedup", "-q", "-f", "jsonl", licenses)
+	if a.stdout != b.stdout {
+		t.Errorf("dedup --db and dedup of the same input differ:\n%s\n%s", a.stdout, b.stdout)
+	}
+	// -k narrows the report.
+	k0 := mustRun(t, "", "dedup", "--db", db, "-k", "0", "-f", "jsonl")
+	if len(k0.stdout) >= len(a.stdout) || k0.stdout == "" {
+		t.Errorf("-k 0 reports %d bytes, -k 3 %d", len(k0.stdout), len(a.stdout))
+	}
+
+	// --db with INPUT adds the input to that index, and keeps it.
+	dir := t.TempDir()
+	kept := filepath.Join(dir, "kept.db")
+	mustRun(t, "", "dedup", "-q", "--db", kept, "-k", "2", licenses)
+	r := mustRun(t, "", "stats", "--db", kept, "-f", "jsonl")
+	if !strings.Contains(r.stdout, `"docs":68,`) || !strings.Contains(r.stdout, `"max_distance":2,`) {
+		t.Errorf("kept index: %s", r.stdout)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"dedup"}, 2, "give INPUT to deduplicate (files, directories or -), or --db PATH of an index"},
+		{[]string{"dedup", "--db", db, "--minhash"}, 2, "settings flags apply to a new index"},
+		{[]string{"dedup", "--db", filepath.Join(dir, "none.db")}, 1, "no index at " + filepath.Join(dir, "none.db")},
+		{[]string{"dedup", "--limit", "-1", licenses}, 2, "--limit must not be negative"},
+	} {
+		if r := simidx(t, "", tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
+			t.Errorf("simidx %q: want exit %d and %q, got %v", tc.args, tc.code, tc.msg, r)
+		}
+	}
+}
+
+// TestDedupTempRemoved checks that the temporary index is removed.
+func TestDedupTempRemoved(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	mustRun(t, "", "dedup", "-q", licenses)
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", entries)
+	}
+}
+
+func TestDedupStdin(t *testing.T) {
+	in := `{"id": "a", "text": "the quick brown fox jumps over the lazy dog near the river bank"}
+{"id": "b", "text": "The quick brown fox jumps over the lazy dog near the river bank!"}
+{"id": "c", "text": "an entirely different sentence about databases and indexes"}
+`
+	r := runBinary(t, in, "dedup", "-q", "-f", "jsonl", "-")
+	if r.code != 0 || r.stdout != `{"cluster":0,"representative":"a","ids":["a","b"]}`+"\n" {
+		t.Errorf("dedup from stdin: %v", r)
+	}
+}

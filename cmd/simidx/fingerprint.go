@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/simidx/simidx/index"
+	"github.com/spf13/pflag"
+)
+
+var fingerprintCommand = &command{
+	name:  "fingerprint",
+	args:  "[settings flags] [FILE...|-]",
+	short: "print the 64-bit simhash of documents, like md5sum",
+	long: `Fingerprint prints the 64-bit simhash fingerprint of each document as 16
+hexadecimal digits, two spaces and the document's name, like md5sum, without
+an index. Documents are read like simidx index reads its inputs (a directory
+recursively, --input included); with no FILE, one document from standard
+input.
+
+The fingerprint depends on the text settings: the defaults, the flags given,
+or the settings of the index at --db. Its output is valid input for
+simidx index --input hashes.
+
+Example:
+
+	simidx fingerprint testdata/licenses/MIT.txt testdata/licenses/X11.txt
+	simidx fingerprint --format jsonl --input jsonl docs.jsonl`,
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var (
+			db  string
+			in  inputFlags
+			sf  settingsFlags
+			out outputFlags
+		)
+		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
+		in.add(fs)
+		sf.addTextFlags(fs)
+		out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if err := in.check(); err != nil {
+				return err
+			}
+			if in.format == inputHashes {
+				return usagef("--input hashes already holds fingerprints; use files, jsonl or lines")
+			}
+			s, err := sf.settings()
+			if err != nil {
+				return err
+			}
+			if db != "" {
+				if s != nil {
+					return usagef("give either --db or settings flags, not both")
+				}
+				x, err := openExisting(db, true)
+				if err != nil {
+					return err
+				}
+				st := x.Settings()
+				s = &st
+				x.Close()
+			}
+			f, err := index.NewFingerprinter(s)
+			if err != nil {
+				return usagef("invalid settings: %v", err)
+			}
+			if len(args) == 0 {
+				args = []string{"-"}
+			}
+			con := &console{w: e.stderr, cmd: "fingerprint"}
+			r, err := newReader(args, in, e.stdin, con)
+			if err != nil {
+				return err
+			}
+			w, err := out.open(e.stdout)
+			if err != nil {
+				return err
+			}
+			for d, err := range r.all(ctx) {
+				if err != nil {
+					break
+				}
+				fp := hex16(f.Sum64(d.Text))
+				if w.jsonl {
+					w.json(fingerprintRecord{ID: d.ID, Fingerprint: fp})
+				} else if w.err == nil {
+					// Not a table: exactly md5sum's layout, whatever the names.
+					_, w.err = fmt.Fprintf(w.buf, "%s  %s\n", fp, d.ID)
+				}
+			}
+			err = w.Close()
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			if err != nil {
+				return err
+			}
+			if n := r.skipped(); n > 0 {
+				return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
+			}
+			return nil
+		}
+	},
+}
+
+// fingerprintRecord is a fingerprint of --format jsonl.
+type fingerprintRecord struct {
+	ID          string `json:"id"`
+	Fingerprint string `json:"fingerprint"`
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+func TestFingerprint(t *testing.T) {
+	r := mustRun(t, "", "fingerprint", testdataFile("MIT.txt"), testdataFile("ISC.txt"))
+	re := regexp.MustCompile(`^[0-9a-f]{16}  \S+$`)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines:\n%s", len(lines), r.stdout)
+	}
+	for _, l := range lines {
+		if !re.MatchString(l) {
+			t.Errorf("line %q is not HEX16  NAME", l)
+		}
+	}
+	if !strings.HasSuffix(lines[0], "  "+testdataFile("MIT.txt")) {
+		t.Errorf("first line %q", lines[0])
+	}
+
+	// The fingerprint is the one the index stores.
+	db := buildIndex(t)
+	x, err := index.Open(db, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := x.Fingerprint("MIT.txt")
+	x.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines[0][:16] != hex16(fp) {
+		t.Errorf("fingerprint %s, index stores %s", lines[0][:16], hex16(fp))
+	}
+	// --db takes the index's settings.
+	if r := mustRun(t, "", "fingerprint", "--db", db, testdataFile("MIT.txt")); r.stdout[:16] != hex16(fp) {
+		t.Errorf("fingerprint --db: %s", r.stdout)
+	}
+	// Other text settings give another fingerprint.
+	if r := mustRun(t, "", "fingerprint", "--unit", "chars", testdataFile("MIT.txt")); r.stdout[:16] == hex16(fp) {
+		t.Errorf("--unit chars gives the same fingerprint")
+	}
+}
+
+func TestFingerprintJSONL(t *testing.T) {
+	r := mustRun(t, "", "fingerprint", "--format", "jsonl", licenses)
+	objs := jsonLines(t, r.stdout, "id", "fingerprint")
+	if len(objs) != 68 {
+		t.Errorf("%d fingerprints", len(objs))
+	}
+	hex := regexp.MustCompile(`^[0-9a-f]{16}$`)
+	for _, o := range objs {
+		if s, ok := o["fingerprint"].(string); !ok || !hex.MatchString(s) {
+			t.Errorf("fingerprint %v is not a 16-digit hex string", o["fingerprint"])
+		}
+	}
+}
+
+// TestFingerprintStdin reads a document from standard input and feeds the
+// output back as precomputed fingerprints.
+func TestFingerprintStdin(t *testing.T) {
+	mit, err := os.ReadFile(testdataFile("MIT.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runBinary(t, string(mit), "fingerprint")
+	file := mustRun(t, "", "fingerprint", testdataFile("MIT.txt"))
+	if r.code != 0 || r.stdout != file.stdout[:16]+"  -\n" {
+		t.Errorf("fingerprint of stdin: %v", r)
+	}
+
+	// simidx fingerprint output is input for --input hashes.
+	all := mustRun(t, "", "fingerprint", licenses)
+	db := filepath.Join(t.TempDir(), "h.db")
+	mustRun(t, all.stdout, "index", "-q", "--db", db, "--input", "hashes", "-")
+	a := mustRun(t, "", "dedup", "--db", db, "-f", "jsonl")
+	b := mustRun(t, "", "dedup", "-q", "-f", "jsonl", licenses)
+	if a.stdout != b.stdout {
+		t.Errorf("clusters of precomputed fingerprints differ:\n%s\n%s", a.stdout, b.stdout)
+	}
+}
+
+func TestFingerprintErrors(t *testing.T) {
+	db := buildIndex(t)
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"fingerprint", "--input", "hashes", licenses}, "--input hashes already holds fingerprints"},
+		{[]string{"fingerprint", "--db", db, "--keep-case", licenses}, "give either --db or settings flags, not both"},
+		{[]string{"fingerprint", "--shingle-size", "0", licenses}, "--shingle-size must be positive, not 0"},
+		{[]string{"fingerprint", "--markup", "html", licenses}, `--markup must be auto, strip or keep, not "html"`},
+	} {
+		if r := simidx(t, "", tc.args...); r.code != 2 || !strings.Contains(r.stderr, tc.msg) {
+			t.Errorf("simidx %q: want exit 2 and %q, got %v", tc.args, tc.msg, r)
+		}
+	}
+}

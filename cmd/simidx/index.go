@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/simidx/simidx/index"
+	"github.com/spf13/pflag"
+)
+
+var indexCommand = &command{
+	name:  "index",
+	args:  "--db PATH [flags] INPUT...",
+	short: "add documents to an index, creating it if needed",
+	long: `Index adds the documents of each INPUT to the index at --db, creating it with
+the settings flags if it does not exist. An INPUT is a file, a directory (read
+recursively, one document per file, the ID being the path relative to the
+directory) or - for standard input.
+
+The --input format says what a file holds: one document (files); one JSON
+object per line with an ID and a text field (jsonl); one document per line,
+the ID being the line number, prefixed with the file name when there are
+several inputs (lines); or one "ID HEX" pair per line, a precomputed 64-bit
+fingerprint in hexadecimal (hashes, for an index without --minhash). With
+auto, files named *.jsonl or *.ndjson are JSON lines, standard input is JSON
+lines if it starts with '{', and anything else is one document.
+
+A document whose ID is already stored replaces it. Binary files (holding a
+NUL byte) are skipped and counted; files that cannot be read are reported and
+counted, and indexing goes on (the exit status is then 1). Documents are
+analysed on all cores and committed in large atomic batches. On an interrupt
+(Ctrl-C or SIGTERM) what was read is committed, the index stays consistent,
+and simidx exits with status 130.
+
+The settings flags apply only when the index is created; given for an
+existing index, they must match its settings.
+
+Example:
+
+	simidx index --db licenses.db testdata/licenses
+	simidx index --db mail.db --input jsonl --text-field body mail.jsonl`,
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var (
+			db     string
+			in     inputFlags
+			sf     settingsFlags
+			quiet  bool
+			noSync bool
+		)
+		fs.StringVar(&db, "db", "", "index file `PATH` (created if it does not exist)")
+		in.add(fs)
+		sf.addIndexFlags(fs, true)
+		sf.addTextFlags(fs)
+		fs.BoolVar(&noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
+		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary")
+		return func(ctx context.Context, e *env, args []string) error {
+			if db == "" {
+				return usagef("--db PATH is required")
+			}
+			if len(args) == 0 {
+				return usagef("no INPUT given (a file, a directory, or - for standard input)")
+			}
+			if err := in.check(); err != nil {
+				return err
+			}
+			s, err := sf.settings()
+			if err != nil {
+				return err
+			}
+			con := &console{w: e.stderr, cmd: "index"}
+			r, err := newReader(args, in, e.stdin, con)
+			if err != nil {
+				return err
+			}
+			x, err := openCreate(db, s, noSync)
+			if err != nil {
+				return err
+			}
+			res, err := load(ctx, x, r, con, e.stderr, quiet)
+			if cerr := x.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+			if errors.Is(err, errInterrupted) {
+				con.message("simidx index: interrupted; committed %d documents to %s, which is consistent; run the command again to add the rest",
+					res.stats.Committed, db)
+			}
+			return err
+		}
+	},
+}
+
+// loadResult is what load did.
+type loadResult struct {
+	stats   index.LoadStats
+	elapsed time.Duration
+}
+
+// load adds the documents of r to x, drawing a progress line on stderr when
+// it is a terminal and printing a summary line unless quiet. It returns
+// errInterrupted if ctx was cancelled (after committing what was read), and
+// an error if inputs could not be read (after committing the others).
+func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr io.Writer, quiet bool) (loadResult, error) {
+	if x.Settings().MinHash && r.hasFormat(inputHashes) {
+		return loadResult{}, fmt.Errorf("%s has the MinHash layer, which needs the documents' text; precomputed fingerprints (--input hashes) go in an index created without --minhash", x.Path())
+	}
+	start := time.Now()
+	if !quiet && isTerminal(stderr) {
+		stop := startProgress(con, r, start)
+		defer stop()
+	}
+	stats, err := x.Load(ctx, r.all(ctx), &index.LoadOptions{SkipInvalid: true})
+	res := loadResult{stats: stats, elapsed: time.Since(start)}
+	if ctx.Err() != nil {
+		return res, errInterrupted
+	}
+	if err != nil {
+		return res, err
+	}
+	if !quiet {
+		con.message("%s", summary(r, stats, res.elapsed))
+	}
+	if n := r.unreadable.Load(); n > 0 {
+		return res, fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))
+	}
+	return res, nil
+}
+
+// summary is the line printed after indexing.
+func summary(r *reader, s index.LoadStats, elapsed time.Duration) string {
+	var b strings.Builder
+	secs := elapsed.Seconds()
+	fmt.Fprintf(&b, "indexed %d %s, %s in %.2fs", s.Committed, plural(s.Committed, "document", "documents"), formatBytes(r.bytes.Load()), secs)
+	if secs > 0 {
+		fmt.Fprintf(&b, " (%s/s)", formatBytes(int64(float64(r.bytes.Load())/secs)))
+	}
+	fmt.Fprintf(&b, "; %d exact %s", s.ExactDuplicates, plural(s.ExactDuplicates, "duplicate", "duplicates"))
+	if s.Replaced > 0 {
+		fmt.Fprintf(&b, "; %d replaced", s.Replaced)
+	}
+	skipped := r.skipped() + s.Skipped
+	fmt.Fprintf(&b, "; %d skipped", skipped)
+	if skipped > 0 {
+		var parts []string
+		for _, p := range []struct {
+			n    int64
+			what string
+		}{
+			{r.binary.Load(), "binary"},
+			{r.unreadable.Load(), "unreadable"},
+			{r.invalid.Load() + s.Skipped, "invalid"},
+		} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+	}
+	return b.String()
+}
+
+// startProgress draws the progress line at most ten times a second until
+// the returned function is called, which removes it.
+func startProgress(con *console, r *reader, start time.Time) func() {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				con.clear()
+				return
+			case <-t.C:
+				con.progress(progressLine(r, time.Since(start)))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+	}
+}
+
+// progressLine is the progress line: documents read, bytes, speed and, when
+// the input size is known, the time left.
+func progressLine(r *reader, elapsed time.Duration) string {
+	docs, n := r.docs.Load(), r.bytes.Load()
+	rate := float64(n) / max(elapsed.Seconds(), 1e-3)
+	line := fmt.Sprintf("indexing: %d documents, %s, %s/s", docs, formatBytes(n), formatBytes(int64(rate)))
+	if r.total > 0 && rate > 0 && n <= r.total {
+		left := time.Duration(float64(r.total-n) / rate * float64(time.Second))
+		line += fmt.Sprintf(", %d%%, ETA %s", n*100/r.total, left.Round(time.Second))
+	}
+	return line
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// formatBytes formats n bytes in decimal units.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,415 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simidx/simidx/index"
+)
+
+func TestIndexDirectory(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "lic.db")
+	r := mustRun(t, "", "index", "--db", db, licenses)
+	if r.stdout != "" {
+		t.Errorf("index wrote to stdout: %q", r.stdout)
+	}
+	// One summary line: documents, bytes, seconds, exact duplicates, skipped.
+	re := regexp.MustCompile(`^indexed 68 documents, [0-9.]+ kB in [0-9.]+s \([0-9.]+ [kMG]?B/s\); 4 exact duplicates; 0 skipped\n$`)
+	if !re.MatchString(r.stderr) {
+		t.Errorf("summary line %q does not match %s", r.stderr, re)
+	}
+	x, err := index.Open(db, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if x.Len() != 68 {
+		t.Errorf("index has %d documents, want 68", x.Len())
+	}
+	// IDs are paths relative to the directory given.
+	if _, err := x.Get("MIT.txt"); err != nil {
+		t.Errorf("Get(MIT.txt): %v", err)
+	}
+	if err := x.Check(); err != nil {
+		t.Error(err)
+	}
+
+	// Indexing again replaces every document; -q prints nothing.
+	x.Close()
+	if r := mustRun(t, "", "index", "-q", "--db", db, licenses); r.stderr != "" {
+		t.Errorf("index -q wrote %q", r.stderr)
+	}
+}
+
+func TestIndexFilesAsGiven(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "x.db")
+	mustRun(t, "", "index", "-q", "--db", db, testdataFile("MIT.txt"), testdataFile("ISC.txt"))
+	// The IDs are the paths as given.
+	mustRun(t, "", "query", "--db", db, "--id", testdataFile("MIT.txt"), "--id", testdataFile("ISC.txt"))
+}
+
+func TestIndexSkipsBinaryAndUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"a.txt":     "Permission is hereby granted, free of charge, to any person obtaining a copy",
+		"sub/b.txt": "Redistribution and use in source and binary forms, with or without modification",
+		"image.bin": "GIF89a\x00\x01\x02 binary",
+	})
+	if err := os.Symlink(filepath.Join(dir, "gone"), filepath.Join(dir, "dangling.txt")); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "x.db")
+	r := simidx(t, "", "index", "--db", db, dir)
+	if r.code != 1 {
+		t.Fatalf("want exit 1 for an unreadable file, got %v", r)
+	}
+	for _, want := range []string{
+		"simidx index: cannot read " + filepath.Join(dir, "dangling.txt") + ": no such file or directory\n",
+		"indexed 2 documents",
+		"2 skipped (1 binary, 1 unreadable)",
+		"simidx index: 1 input could not be read (see above); indexed the rest\n",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	r = mustRun(t, "", "stats", "--db", db, "--format", "jsonl")
+	if !strings.Contains(r.stdout, `"docs":2,`) {
+		t.Errorf("stats: %s", r.stdout)
+	}
+	// The IDs are relative to the directory, with slashes.
+	mustRun(t, "", "query", "--db", db, "--id", "sub/b.txt")
+}
+
+func TestIndexFormats(t *testing.T) {
+	dir := t.TempDir()
+	mit, err := os.ReadFile(testdataFile("MIT.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mitJSON := fmt.Sprintf("%q", mit)
+	writeFiles(t, dir, map[string]string{
+		"docs.jsonl": `{"id": "mit", "text": ` + mitJSON + "}\n" +
+			`{"id": 42, "text": "a number as ID"}` + "\n" +
+			"\n" +
+			`{"id": "bad", "text": 7}` + "\n" +
+			"not json\n",
+		"custom.json": `{"name": "mit2", "body": ` + mitJSON + "}\n",
+		"lines.txt":   "first document\n\nthird document, second one\n",
+		"hashes.txt":  "alpha 00000000000000ff\nbeta 0x00000000000000fe\n0123456789abcdef  gamma\n# not a hash\n",
+	})
+
+	t.Run("jsonl", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "x.db")
+		r := simidx(t, "", "index", "--db", db, filepath.Join(dir, "docs.jsonl"))
+		if r.code != 0 {
+			t.Fatal(r)
+		}
+		for _, want := range []string{
+			"docs.jsonl:4: field \"text\" is not a string",
+			"docs.jsonl:5: not a JSON object",
+			"indexed 2 documents",
+			"2 skipped (2 invalid)",
+		} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+			}
+		}
+		mustRun(t, "", "query", "--db", db, "--id", "42")
+		q := mustRun(t, "", "query", "--db", db, "--format", "jsonl", testdataFile("MIT.txt"))
+		if !strings.Contains(q.stdout, `"id":"mit","distance":0`) {
+			t.Errorf("MIT.txt does not find mit: %s", q.stdout)
+		}
+	})
+
+	t.Run("id-field", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "x.db")
+		mustRun(t, "", "index", "-q", "--db", db, "--input", "jsonl", "--id-field", "name", "--text-field", "body",
+			filepath.Join(dir, "custom.json"))
+		mustRun(t, "", "query", "--db", db, "--id", "mit2")
+		r := simidx(t, "", "index", "--db", db, "--input", "jsonl", filepath.Join(dir, "custom.json"))
+		if !strings.Contains(r.stderr, `no "id" field (set the ID field with --id-field)`) {
+			t.Errorf("missing ID field: %v", r)
+		}
+	})
+
+	t.Run("lines", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "x.db")
+		mustRun(t, "", "index", "-q", "--db", db, "--input", "lines", filepath.Join(dir, "lines.txt"))
+		for _, id := range []string{"1", "3"} {
+			mustRun(t, "", "query", "--db", db, "--id", id)
+		}
+		if r := simidx(t, "", "query", "--db", db, "--id", "2"); r.code != 1 || !strings.Contains(r.stderr, `no document "2" in`) {
+			t.Errorf("blank line 2 should not be a document: %v", r)
+		}
+		// With several inputs, line IDs name their input.
+		db2 := filepath.Join(t.TempDir(), "y.db")
+		mustRun(t, "one\ntwo\n", "index", "-q", "--db", db2, "--input", "lines", filepath.Join(dir, "lines.txt"), "-")
+		mustRun(t, "", "query", "--db", db2, "--id", "-:2", "--id", filepath.Join(dir, "lines.txt")+":3")
+	})
+
+	t.Run("hashes", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "x.db")
+		r := simidx(t, "", "index", "--db", db, "--input", "hashes", filepath.Join(dir, "hashes.txt"))
+		if r.code != 0 || !strings.Contains(r.stderr, "indexed 3 documents") || !strings.Contains(r.stderr, "1 skipped (1 invalid)") {
+			t.Fatalf("hashes: %v", r)
+		}
+		q := mustRun(t, "", "query", "--db", db, "--format", "jsonl", "--id", "alpha")
+		objs := jsonLines(t, q.stdout, "query", "id", "distance")
+		if len(objs) != 1 || objs[0]["id"] != "beta" || objs[0]["distance"].(fmt.Stringer).String() != "1" {
+			t.Errorf("alpha should find beta at distance 1: %s", q.stdout)
+		}
+		mustRun(t, "", "query", "--db", db, "--id", "gamma")
+
+		// Precomputed fingerprints cannot go into a MinHash index.
+		mh := filepath.Join(t.TempDir(), "mh.db")
+		r = simidx(t, "", "index", "--db", mh, "--minhash", "--input", "hashes", filepath.Join(dir, "hashes.txt"))
+		if r.code != 1 || !strings.Contains(r.stderr, "go in an index created without --minhash") {
+			t.Errorf("hashes into a MinHash index: %v", r)
+		}
+	})
+
+	t.Run("stdin", func(t *testing.T) {
+		db := filepath.Join(t.TempDir(), "x.db")
+		// Auto: JSON lines when standard input starts with '{'.
+		mustRun(t, "\n"+`{"id": "mit", "text": `+mitJSON+"}\n", "index", "-q", "--db", db, "-")
+		mustRun(t, "", "query", "--db", db, "--id", "mit")
+		// Otherwise one document named "-".
+		mustRun(t, string(mit), "index", "-q", "--db", db, "-")
+		q := mustRun(t, "", "query", "--db", db, "--format", "jsonl", "--id", "-")
+		if !strings.Contains(q.stdout, `"id":"mit"`) {
+			t.Errorf("stdin document does not match: %s", q.stdout)
+		}
+	})
+}
+
+func TestIndexErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "k2.db")
+	mustRun(t, "", "index", "-q", "--db", db, "-k", "2", testdataFile("MIT.txt"))
+	// The same settings, or none, add to the index.
+	mustRun(t, "", "index", "-q", "--db", db, "-k", "2", testdataFile("ISC.txt"))
+	mustRun(t, "", "index", "-q", "--db", db, testdataFile("Zlib.txt"))
+
+	notIndex := filepath.Join(dir, "notes.txt")
+	writeFiles(t, dir, map[string]string{"notes.txt": strings.Repeat("not an index\n", 1000)})
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"conflict", []string{"index", "--db", db, "-k", "3", testdataFile("X11.txt")}, 1,
+			"the flags conflict with the settings " + db + " was created with"},
+		{"conflict advice", []string{"index", "--db", db, "--minhash", testdataFile("X11.txt")}, 1,
+			"leave out the creation flags to add to it, or use a new --db path"},
+		{"not an index", []string{"index", "--db", notIndex, testdataFile("X11.txt")}, 1,
+			notIndex + " is not a simidx index"},
+		{"k too large", []string{"index", "--db", filepath.Join(dir, "new.db"), "-k", "9", testdataFile("X11.txt")}, 2,
+			"--max-distance must be 0 to 8, not 9"},
+		{"bands", []string{"index", "--db", filepath.Join(dir, "new.db"), "--minhash", "--bands", "5", testdataFile("X11.txt")}, 2,
+			"invalid index settings"},
+		{"input format", []string{"index", "--db", filepath.Join(dir, "new.db"), "--input", "csv", testdataFile("X11.txt")}, 2,
+			`--input must be auto, files, jsonl, lines or hashes, not "csv"`},
+		{"no db", []string{"index", testdataFile("X11.txt")}, 2, "--db PATH is required"},
+		{"no input", []string{"index", "--db", db}, 2, "no INPUT given"},
+		{"unit", []string{"index", "--db", filepath.Join(dir, "new.db"), "--unit", "bytes", licenses}, 2,
+			`--unit must be words or chars, not "bytes"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := simidx(t, "", tc.args...)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
+				t.Errorf("want exit %d and %q, got %v", tc.code, tc.msg, r)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(dir, "new.db")); err == nil {
+		// An invalid creation must not leave a file behind that later
+		// looks like an index.
+		if r := simidx(t, "", "stats", "--db", filepath.Join(dir, "new.db")); r.code == 0 {
+			t.Errorf("a failed creation left an index: %v", r)
+		}
+	}
+}
+
+func TestIndexChars(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "x.db")
+	mustRun(t, "", "index", "-q", "--db", db, "--unit", "chars", "--shingle-size", "4", "--features", "shingles",
+		"--feature-size", "3", "--markup", "keep", "--keep-case", "--keep-punct", "--no-normalize",
+		"--expected-docs", "1000", "-k", "4", "--minhash", "--minhash-k", "64", "--bands", "16", licenses)
+	r := mustRun(t, "", "stats", "--db", db, "--format", "jsonl")
+	for _, want := range []string{`"max_distance":4`, `"expected_docs":1000`, `"minhash":true`, `"minhash_k":64`, `"bands":16`, `"size":4`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stats lacks %s: %s", want, r.stdout)
+		}
+	}
+}
+
+// jsonlCorpus writes n JSON lines of random 40-word documents to w.
+func jsonlCorpus(w io.Writer, n int) error {
+	words := strings.Fields("the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there one all we their can has more if will")
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, `{"id": "doc-%d", "text": "`, i)
+		for j := range 40 {
+			if j > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(words[rng.IntN(len(words))])
+		}
+		b.WriteString("\"}\n")
+		if b.Len() > 64<<10 {
+			if _, err := w.Write(b.Bytes()); err != nil {
+				return err
+			}
+			b.Reset()
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// TestIndexInterrupt sends SIGINT (and SIGTERM) to a process indexing a
+// stream that never ends: it commits what it read, says so, and exits 130,
+// leaving a consistent, non-empty index.
+func TestIndexInterrupt(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			db := filepath.Join(t.TempDir(), "big.db")
+			cmd := exec.Command(simidxBin, "index", "--db", db, "--input", "jsonl", "-")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer cmd.Process.Kill()
+			// The pipe holds 64 kB: once the writes return, the process
+			// has read almost all of it. The pipe stays open, so indexing
+			// cannot end by itself.
+			const n = 50_000
+			if err := jsonlCorpus(stdin, n); err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case <-done:
+			case <-time.After(20 * time.Second):
+				t.Fatalf("no exit 20s after %v; stderr:\n%s", sig, stderr.String())
+			}
+			stdin.Close()
+			if code := cmd.ProcessState.ExitCode(); code != 130 {
+				t.Fatalf("exit %d, want 130; stderr:\n%s", code, stderr.String())
+			}
+			var committed int
+			if _, err := fmt.Sscanf(stderr.String(), "simidx index: interrupted; committed %d documents to", &committed); err != nil {
+				t.Fatalf("stderr %q: %v", stderr.String(), err)
+			}
+			if !strings.Contains(stderr.String(), "which is consistent; run the command again to add the rest") {
+				t.Errorf("stderr: %q", stderr.String())
+			}
+			if committed < n/2 || committed > n {
+				t.Errorf("committed %d documents of the %d written", committed, n)
+			}
+			x, err := index.Open(db, &index.Options{ReadOnly: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			if x.Len() != committed {
+				t.Errorf("index has %d documents, the message said %d", x.Len(), committed)
+			}
+			if err := x.Check(); err != nil {
+				t.Error(err)
+			}
+			r := runBinary(t, "", "stats", "--db", db, "--format", "jsonl")
+			if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf(`"docs":%d,`, committed)) {
+				t.Errorf("stats after the interrupt: %v", r)
+			}
+		})
+	}
+}
+
+// TestIndexLocked runs simidx index on an index this process holds open for
+// writing: it gives up after about a second with a clear message.
+func TestIndexLocked(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "held.db")
+	x, err := index.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	start := time.Now()
+	r := runBinary(t, "", "index", "--db", db, testdataFile("MIT.txt"))
+	elapsed := time.Since(start)
+	want := "simidx index: " + db + " is in use by another simidx process"
+	if r.code != 1 || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("want exit 1 and %q, got %v", want, r)
+	}
+	if elapsed > 3*time.Second {
+		t.Errorf("took %v to give up", elapsed)
+	}
+	// Readers are refused too while a writer holds the index.
+	if r := runBinary(t, "", "stats", "--db", db); r.code != 1 || !strings.Contains(r.stderr, "is in use by another simidx process") {
+		t.Errorf("stats on a held index: %v", r)
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	r := &reader{total: 10_000_000}
+	r.docs.Store(1234)
+	r.bytes.Store(2_500_000)
+	got := progressLine(r, time.Second)
+	want := "indexing: 1234 documents, 2.5 MB, 2.5 MB/s, 25%, ETA 3s"
+	if got != want {
+		t.Errorf("progressLine = %q, want %q", got, want)
+	}
+	r.total = -1
+	if got := progressLine(r, time.Second); strings.Contains(got, "ETA") {
+		t.Errorf("ETA with an unknown size: %q", got)
+	}
+
+	var b bytes.Buffer
+	con := &console{w: &b, cmd: "index"}
+	con.progress("indexing: 10 documents")
+	con.progress("indexing: 9")
+	con.printf("cannot read x")
+	con.clear()
+	want = "\rindexing: 10 documents\rindexing: 9           \rindexing: 9\r           \rsimidx index: cannot read x\n"
+	if b.String() != want {
+		t.Errorf("console wrote %q, want %q", b.String(), want)
+	}
+	if isTerminal(&b) {
+		t.Error("a buffer is not a terminal")
+	}
+}
+
+func TestWarningsCapped(t *testing.T) {
+	var b bytes.Buffer
+	con := &console{w: &b, cmd: "index"}
+	for i := range 100 {
+		con.printf("problem %d", i)
+	}
+	if n := strings.Count(b.String(), "\n"); n != maxWarnings+1 {
+		t.Errorf("%d lines of warnings, want %d", n, maxWarnings+1)
+	}
+}

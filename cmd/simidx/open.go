@@ -1,0 +1,61 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/simidx/simidx/index"
+)
+
+// openExisting opens the index at path, which must exist, read-only or for
+// writing.
+func openExisting(path string, readOnly bool) (*index.Index, error) {
+	if path == "" {
+		return nil, usagef("--db PATH is required")
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("no index at %s; create one with simidx index (simidx index --db %s DIR)", path, path)
+	}
+	x, err := index.Open(path, &index.Options{ReadOnly: readOnly})
+	if err != nil {
+		return nil, openError(path, err, false)
+	}
+	return x, nil
+}
+
+// openCreate opens the index at path for writing, creating it with s if it
+// does not exist.
+func openCreate(path string, s *index.Settings, noSync bool) (*index.Index, error) {
+	if path == "" {
+		return nil, usagef("--db PATH is required")
+	}
+	created := false
+	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
+		created = true
+	}
+	x, err := index.Open(path, &index.Options{Settings: s, NoSync: noSync})
+	if err != nil {
+		return nil, openError(path, err, created)
+	}
+	return x, nil
+}
+
+// openError turns an error of index.Open into one that says what to do.
+// created says whether Open was to create the index, so that invalid
+// settings are a usage error rather than a conflict with stored ones.
+func openError(path string, err error, created bool) error {
+	switch {
+	case errors.Is(err, index.ErrLocked):
+		return fmt.Errorf("%s is in use by another simidx process; wait for it to finish, or query a copy", path)
+	case errors.Is(err, index.ErrNotIndex):
+		return fmt.Errorf("%s is not a simidx index (%v); give the path of an index made by simidx index, or a new path to create one", path, err)
+	case errors.Is(err, index.ErrVersion):
+		return fmt.Errorf("%s was written by a newer version of simidx (%v); upgrade simidx to use it", path, err)
+	case errors.Is(err, index.ErrSettings) && created:
+		return usagef("invalid index settings: %v", err)
+	case errors.Is(err, index.ErrSettings):
+		return fmt.Errorf("the flags conflict with the settings %s was created with (%v); leave out the creation flags to add to it, or use a new --db path", path, err)
+	}
+	return err
+}

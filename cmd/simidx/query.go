@@ -1,0 +1,229 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/simidx/simidx/index"
+	"github.com/spf13/pflag"
+)
+
+var queryCommand = &command{
+	name:  "query",
+	args:  "--db PATH [-k N] [--min-similarity S] [--limit N] [--id ID]... [FILE...|-]",
+	short: "find the near duplicates of documents or stored IDs",
+	long: `Query finds the documents of the index at --db that are near duplicates of
+each stored document named by --id (the document itself left out), of each
+fingerprint given by --fingerprint, and of each document read from the FILE
+arguments (read like simidx index reads its inputs, --input included; a
+directory is read recursively). With no FILE, --id or --fingerprint it reads
+one document from standard input.
+
+A match is within -k bits of Hamming distance of the query's fingerprint
+(default: the index's --max-distance) or, with --min-similarity on an index
+with the MinHash layer, has at least that estimated Jaccard similarity.
+Matches are listed by distance, then similarity, then ID.
+
+Example:
+
+	simidx query --db licenses.db testdata/licenses/MIT.txt
+	simidx query --db licenses.db --id Apache-2.0.txt --format jsonl
+	echo "some text" | simidx query --db licenses.db -`,
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var (
+			db  string
+			q   queryFlags
+			ids []string
+			fps []string
+			in  inputFlags
+			out outputFlags
+		)
+		fs.StringVar(&db, "db", "", "index file `PATH`")
+		q.add(fs, true)
+		fs.StringArrayVar(&ids, "id", nil, "query the stored document `ID` (repeatable)")
+		fs.StringArrayVar(&fps, "fingerprint", nil, "query a 64-bit fingerprint given in `HEX` (repeatable)")
+		in.add(fs)
+		out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if err := in.check(); err != nil {
+				return err
+			}
+			var fpv []uint64
+			for _, s := range fps {
+				fp, ok := parseHex(s)
+				if !ok {
+					return usagef("--fingerprint wants 1 to 16 hexadecimal digits, not %q", s)
+				}
+				fpv = append(fpv, fp)
+			}
+			if len(args) == 0 && len(ids) == 0 && len(fps) == 0 {
+				args = []string{"-"}
+			}
+			x, err := openExisting(db, true)
+			if err != nil {
+				return err
+			}
+			defer x.Close()
+			opts, err := q.options(x)
+			if err != nil {
+				return err
+			}
+			if opts.MinSimilarity > 0 && len(fps) > 0 {
+				return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
+			}
+			con := &console{w: e.stderr, cmd: "query"}
+			var r *reader
+			if len(args) > 0 {
+				if r, err = newReader(args, in, e.stdin, con); err != nil {
+					return err
+				}
+				if opts.MinSimilarity > 0 && r.hasFormat(inputHashes) {
+					return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
+				}
+			}
+			w, err := out.open(e.stdout)
+			if err != nil {
+				return err
+			}
+			minHash := x.Settings().MinHash
+			if minHash {
+				w.header("QUERY", "ID", "DISTANCE", "SIMILARITY")
+			} else {
+				w.header("QUERY", "ID", "DISTANCE")
+			}
+			emit := func(query string, ms []index.Match) {
+				for _, m := range ms {
+					if w.jsonl {
+						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance}
+						if minHash {
+							rec.Similarity = similarity(m.Similarity)
+						}
+						w.json(rec)
+					} else if minHash {
+						w.row(query, m.ID, strconv.Itoa(m.Distance), fmt.Sprintf("%.2f", m.Similarity))
+					} else {
+						w.row(query, m.ID, strconv.Itoa(m.Distance))
+					}
+				}
+			}
+			err = func() error {
+				for _, id := range ids {
+					ms, err := x.QueryID(id, opts)
+					if errors.Is(err, index.ErrNotFound) {
+						return fmt.Errorf("no document %q in %s", id, db)
+					}
+					if err != nil {
+						return err
+					}
+					emit(id, ms)
+				}
+				for i, fp := range fpv {
+					ms, err := x.QueryFingerprint(fp, opts)
+					if err != nil {
+						return err
+					}
+					emit(fps[i], ms)
+				}
+				if r == nil {
+					return nil
+				}
+				for d, err := range r.all(ctx) {
+					if err != nil {
+						return err
+					}
+					var ms []index.Match
+					if d.Precomputed {
+						ms, err = x.QueryFingerprint(d.Fingerprint, opts)
+					} else {
+						ms, err = x.Query(d.Text, opts)
+					}
+					if err != nil {
+						return fmt.Errorf("%s: %w", d.ID, err)
+					}
+					emit(d.ID, ms)
+				}
+				if n := r.skipped(); n > 0 {
+					return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
+				}
+				return nil
+			}()
+			if cerr := w.Close(); err == nil {
+				err = cerr
+			}
+			if ctx.Err() != nil {
+				return errInterrupted
+			}
+			return err
+		}
+	},
+}
+
+// queryRecord is a match of --format jsonl.
+type queryRecord struct {
+	Query      string   `json:"query"`
+	ID         string   `json:"id"`
+	Distance   int      `json:"distance"`
+	Similarity *float64 `json:"similarity,omitempty"`
+}
+
+// queryFlags select matches: -k, --min-similarity and --limit.
+type queryFlags struct {
+	fs            *pflag.FlagSet
+	maxDistance   int
+	minSimilarity float64
+	limit         int
+}
+
+func (q *queryFlags) add(fs *pflag.FlagSet, limit bool) {
+	q.fs = fs
+	fs.IntVarP(&q.maxDistance, "max-distance", "k", 0,
+		"largest Hamming `distance` reported (default: the index's --max-distance)")
+	fs.Float64Var(&q.minSimilarity, "min-similarity", 0,
+		"report documents with at least this estimated Jaccard `similarity`, 0 to 1 (needs an index with --minhash)")
+	if limit {
+		fs.IntVar(&q.limit, "limit", 0, "report at most `N` matches per query (default: all)")
+	}
+}
+
+// check validates the flags without an index.
+func (q *queryFlags) check() error {
+	if q.maxDistance < 0 || q.maxDistance > index.MaxMaxDistance {
+		return usagef("-k must be 0 to %d, not %d", index.MaxMaxDistance, q.maxDistance)
+	}
+	if q.minSimilarity < 0 || q.minSimilarity > 1 {
+		return usagef("--min-similarity must be 0 to 1, not %g", q.minSimilarity)
+	}
+	if q.limit < 0 {
+		return usagef("--limit must not be negative")
+	}
+	return nil
+}
+
+// options returns the query options for index x.
+func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
+	if err := q.check(); err != nil {
+		return nil, err
+	}
+	s := x.Settings()
+	k := max(s.MaxDistance, 0) // ZeroDistance is 0
+	opts := &index.QueryOptions{MinSimilarity: q.minSimilarity, Limit: q.limit}
+	if q.fs.Changed("max-distance") {
+		if q.maxDistance > k {
+			return nil, usagef("-k %d is more than the %d bits %s answers exactly; create the index with --max-distance %d to query that far",
+				q.maxDistance, k, x.Path(), q.maxDistance)
+		}
+		opts.MaxDistance = q.maxDistance
+		if q.maxDistance == 0 {
+			opts.MaxDistance = index.ZeroDistance
+		}
+	}
+	if q.minSimilarity > 0 && !s.MinHash {
+		return nil, usagef("--min-similarity needs the MinHash layer, and %s was created without it; create an index with simidx index --minhash", x.Path())
+	}
+	return opts, nil
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+	bolt "go.etcd.io/bbolt"
+)
+
+func TestQueryTable(t *testing.T) {
+	db := buildIndex(t)
+	r := mustRun(t, "", "query", "--db", db, testdataFile("MIT.txt"))
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "QUERY ID DISTANCE" {
+		t.Errorf("header %q", lines[0])
+	}
+	// The first match is the document itself, at distance 0.
+	if len(lines) < 3 || strings.Join(strings.Fields(lines[1]), " ") != testdataFile("MIT.txt")+" MIT.txt 0" {
+		t.Errorf("query MIT.txt:\n%s", r.stdout)
+	}
+	// Columns are aligned: every ID column starts at the same offset.
+	col := strings.Index(lines[0], "ID")
+	for _, l := range lines[1:] {
+		if l[col-1] != ' ' || l[col] == ' ' {
+			t.Errorf("misaligned row %q (ID column at %d)", l, col)
+		}
+	}
+}
+
+func TestQueryJSONL(t *testing.T) {
+	db := buildIndex(t)
+	r := mustRun(t, "", "query", "--db", db, "--format", "jsonl", "--id", "GPL-2.0-only.txt")
+	objs := jsonLines(t, r.stdout, "query", "id", "distance")
+	found := map[any]bool{}
+	for _, o := range objs {
+		if o["query"] != "GPL-2.0-only.txt" {
+			t.Errorf("query field %v", o["query"])
+		}
+		found[o["id"]] = true
+	}
+	if !found["GPL-2.0-or-later.txt"] || found["GPL-2.0-only.txt"] {
+		t.Errorf("--id GPL-2.0-only.txt found %v", found)
+	}
+
+	// -k 0 asks for identical fingerprints only; --limit caps the matches.
+	r = mustRun(t, "", "query", "--db", db, "-f", "jsonl", "-k", "0", "--id", "GPL-2.0-only.txt", "--id", "MIT.txt")
+	for _, o := range jsonLines(t, r.stdout, "query", "id", "distance") {
+		if o["distance"].(interface{ String() string }).String() != "0" {
+			t.Errorf("-k 0 gave %v", o)
+		}
+	}
+	r = mustRun(t, "", "query", "--db", db, "-f", "jsonl", "--limit", "1", "--id", "BSD-3-Clause.txt")
+	if n := strings.Count(r.stdout, "\n"); n != 1 {
+		t.Errorf("--limit 1 gave %d matches", n)
+	}
+}
+
+func TestQueryMinHash(t *testing.T) {
+	db := buildIndex(t, "--minhash")
+	r := mustRun(t, "", "query", "--db", db, "-f", "jsonl", "--min-similarity", "0.8", "--id", "BSD-2-Clause.txt")
+	objs := jsonLines(t, r.stdout, "query", "id", "distance", "similarity")
+	if len(objs) == 0 {
+		t.Fatal("no match with similarity >= 0.8")
+	}
+	for _, o := range objs {
+		s, err := o["similarity"].(interface{ Float64() (float64, error) }).Float64()
+		if err != nil || s < 0.8 || s > 1 {
+			t.Errorf("similarity %v", o["similarity"])
+		}
+	}
+	r = mustRun(t, "", "query", "--db", db, testdataFile("MIT.txt"))
+	if !strings.Contains(r.stdout, "SIMILARITY") || !strings.Contains(r.stdout, "1.00") {
+		t.Errorf("table without similarity:\n%s", r.stdout)
+	}
+}
+
+func TestQueryStdin(t *testing.T) {
+	db := buildIndex(t)
+	mit, err := os.ReadFile(testdataFile("MIT.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No FILE: one document from standard input, named "-".
+	r := runBinary(t, string(mit), "query", "--db", db, "-f", "jsonl")
+	if r.code != 0 || !strings.Contains(r.stdout, `{"query":"-","id":"MIT.txt","distance":0}`) {
+		t.Errorf("query from stdin: %v", r)
+	}
+	// A fingerprint as printed by simidx fingerprint.
+	fp := strings.Fields(mustRun(t, "", "fingerprint", testdataFile("MIT.txt")).stdout)[0]
+	r = mustRun(t, "", "query", "--db", db, "-f", "jsonl", "--fingerprint", fp)
+	if !strings.Contains(r.stdout, `{"query":"`+fp+`","id":"MIT.txt","distance":0}`) {
+		t.Errorf("--fingerprint %s: %s", fp, r.stdout)
+	}
+}
+
+func TestQueryOutputFile(t *testing.T) {
+	db := buildIndex(t)
+	out := filepath.Join(t.TempDir(), "matches.jsonl")
+	r := mustRun(t, "", "query", "--db", db, "-f", "jsonl", "-o", out, "--id", "MIT.txt")
+	if r.stdout != "" {
+		t.Errorf("stdout with --output: %q", r.stdout)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jsonLines(t, string(b), "query", "id", "distance")
+	if len(b) == 0 {
+		t.Error("empty output file")
+	}
+}
+
+func TestQueryErrors(t *testing.T) {
+	db := buildIndex(t)
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.db")
+	junk := filepath.Join(dir, "junk.db")
+	writeFiles(t, dir, map[string]string{"junk.db": strings.Repeat("x", 10000)})
+
+	// An index written by a newer version of the schema.
+	newer := filepath.Join(dir, "newer.db")
+	mustRun(t, "", "index", "-q", "--db", newer, testdataFile("MIT.txt"))
+	bdb, err := bolt.Open(newer, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = bdb.Update(func(tx *bolt.Tx) error {
+		return tx.Bucket([]byte("meta")).Put([]byte("version"), binary.BigEndian.AppendUint32(nil, index.SchemaVersion+1))
+	})
+	bdb.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"missing", []string{"query", "--db", missing, "--id", "x"}, 1,
+			"simidx query: no index at " + missing + "; create one with simidx index"},
+		{"not an index", []string{"query", "--db", junk, "--id", "x"}, 1,
+			"simidx query: " + junk + " is not a simidx index"},
+		{"newer", []string{"query", "--db", newer, "--id", "x"}, 1,
+			"simidx query: " + newer + " was written by a newer version of simidx"},
+		{"newer advice", []string{"query", "--db", newer, "--id", "x"}, 1, "upgrade simidx to use it"},
+		{"no db", []string{"query", "--id", "x"}, 2, "--db PATH is required"},
+		{"unknown id", []string{"query", "--db", db, "--id", "nope.txt"}, 1, `no document "nope.txt" in ` + db},
+		{"k too far", []string{"query", "--db", db, "-k", "5", "--id", "MIT.txt"}, 2,
+			"-k 5 is more than the 3 bits " + db + " answers exactly; create the index with --max-distance 5"},
+		{"similarity without minhash", []string{"query", "--db", db, "--min-similarity", "0.5", "--id", "MIT.txt"}, 2,
+			"--min-similarity needs the MinHash layer, and " + db + " was created without it"},
+		{"similarity range", []string{"query", "--db", db, "--min-similarity", "1.5", "--id", "MIT.txt"}, 2,
+			"--min-similarity must be 0 to 1, not 1.5"},
+		{"bad fingerprint", []string{"query", "--db", db, "--fingerprint", "xyz"}, 2,
+			`--fingerprint wants 1 to 16 hexadecimal digits, not "xyz"`},
+		{"format", []string{"query", "--db", db, "--format", "csv", "--id", "MIT.txt"}, 2,
+			`--format must be table or jsonl, not "csv"`},
+		{"unreadable file", []string{"query", "--db", db, filepath.Join(dir, "nope.txt")}, 1,
+			"cannot read " + filepath.Join(dir, "nope.txt") + ": no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := simidx(t, "", tc.args...)
+			if r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
+				t.Errorf("want exit %d and %q, got %v", tc.code, tc.msg, r)
+			}
+		})
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+	"github.com/simidx/simidx/simhash"
+	"github.com/spf13/pflag"
+)
+
+// settingsFlags are the flags that set index.Settings when an index is
+// created. Only the flags given on the command line are set, so that the
+// same flags can be passed when adding to an existing index: a flag that
+// differs from the stored settings is an error.
+type settingsFlags struct {
+	fs   *pflag.FlagSet
+	hasK bool
+
+	maxDistance  int
+	expectedDocs int
+	minHash      bool
+	minHashK     int
+	bands        int
+
+	markup      string
+	noNormalize bool
+	keepCase    bool
+	keepPunct   bool
+	unit        string
+	gram        int
+	noHanFold   bool
+	shingleSize int
+	features    string
+	featureSize int
+}
+
+// addIndexFlags defines the flags of the index structure: -k (unless
+// withK is false, for a command whose -k is the query's), the expected size
+// and the MinHash layer.
+func (s *settingsFlags) addIndexFlags(fs *pflag.FlagSet, withK bool) {
+	s.fs = fs
+	s.hasK = withK
+	if withK {
+		fs.IntVarP(&s.maxDistance, "max-distance", "k", index.DefaultMaxDistance,
+			fmt.Sprintf("largest Hamming `distance` the index answers exactly, 0 to %d", index.MaxMaxDistance))
+	}
+	fs.IntVar(&s.expectedDocs, "expected-docs", index.DefaultExpectedDocs,
+		"corpus `size` the table design is chosen for")
+	fs.BoolVar(&s.minHash, "minhash", false,
+		"add the MinHash layer: estimated Jaccard similarity and --min-similarity")
+	fs.IntVar(&s.minHashK, "minhash-k", index.DefaultMinHashK,
+		"MinHash `values` per document (with --minhash)")
+	fs.IntVar(&s.bands, "bands", index.DefaultBands,
+		"LSH `bands` of the MinHash signature; must divide --minhash-k")
+}
+
+// addTextFlags defines the flags of the text pipeline.
+func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
+	s.fs = fs
+	fs.StringVar(&s.markup, "markup", "auto",
+		"markup removal `mode`: auto (when the text has tags), strip or keep")
+	fs.BoolVar(&s.noNormalize, "no-normalize", false, "skip Unicode NFKC normalization")
+	fs.BoolVar(&s.keepCase, "keep-case", false, "do not fold case")
+	fs.BoolVar(&s.keepPunct, "keep-punct", false, "keep punctuation and symbols as tokens")
+	fs.StringVar(&s.unit, "unit", "words", "text `unit`: words or chars")
+	fs.IntVar(&s.gram, "gram", shingle.DefaultGram,
+		"`characters` per token in scripts written without spaces (Chinese, Japanese, Thai)")
+	fs.BoolVar(&s.noHanFold, "no-han-fold", false,
+		"keep traditional, simplified and variant Han characters apart")
+	fs.IntVar(&s.shingleSize, "shingle-size", shingle.DefaultSize,
+		"`units` per shingle of the MinHash layer")
+	fs.StringVar(&s.features, "features", "units",
+		"simhash `features`: units (every word, weighted by frequency) or shingles")
+	fs.IntVar(&s.featureSize, "feature-size", simhash.DefaultShingleSize,
+		"`units` per simhash feature with --features shingles")
+}
+
+func (s *settingsFlags) changed(name string) bool {
+	f := s.fs.Lookup(name)
+	return f != nil && f.Changed
+}
+
+// settings returns the settings named on the command line, or nil if none
+// was given.
+func (s *settingsFlags) settings() (*index.Settings, error) {
+	var st index.Settings
+	any := false
+	set := func(name string) bool {
+		if s.changed(name) {
+			any = true
+			return true
+		}
+		return false
+	}
+	if s.hasK && set("max-distance") {
+		switch {
+		case s.maxDistance < 0 || s.maxDistance > index.MaxMaxDistance:
+			return nil, usagef("--max-distance must be 0 to %d, not %d", index.MaxMaxDistance, s.maxDistance)
+		case s.maxDistance == 0:
+			st.MaxDistance = index.ZeroDistance
+		default:
+			st.MaxDistance = s.maxDistance
+		}
+	}
+	if set("expected-docs") {
+		if s.expectedDocs <= 0 {
+			return nil, usagef("--expected-docs must be positive, not %d", s.expectedDocs)
+		}
+		st.ExpectedDocs = s.expectedDocs
+	}
+	if set("minhash") {
+		st.MinHash = s.minHash
+	}
+	if set("minhash-k") {
+		if s.minHashK <= 0 {
+			return nil, usagef("--minhash-k must be positive, not %d", s.minHashK)
+		}
+		st.MinHashK = s.minHashK
+	}
+	if set("bands") {
+		if s.bands <= 0 {
+			return nil, usagef("--bands must be positive, not %d", s.bands)
+		}
+		st.Bands = s.bands
+	}
+	if set("markup") {
+		switch strings.ToLower(s.markup) {
+		case "auto":
+			st.Text.Shingle.Markup = shingle.MarkupAuto
+		case "strip":
+			st.Text.Shingle.Markup = shingle.MarkupStrip
+		case "keep":
+			st.Text.Shingle.Markup = shingle.MarkupKeep
+		default:
+			return nil, usagef("--markup must be auto, strip or keep, not %q", s.markup)
+		}
+	}
+	if set("no-normalize") {
+		st.Text.Shingle.NoNormalize = s.noNormalize
+	}
+	if set("keep-case") {
+		st.Text.Shingle.KeepCase = s.keepCase
+	}
+	if set("keep-punct") {
+		st.Text.Shingle.KeepPunct = s.keepPunct
+	}
+	if set("unit") {
+		switch strings.ToLower(s.unit) {
+		case "words", "word":
+			st.Text.Shingle.Unit = shingle.Words
+		case "chars", "char":
+			st.Text.Shingle.Unit = shingle.Chars
+		default:
+			return nil, usagef("--unit must be words or chars, not %q", s.unit)
+		}
+	}
+	if set("gram") {
+		if s.gram <= 0 || s.gram > shingle.MaxGram {
+			return nil, usagef("--gram must be 1 to %d, not %d", shingle.MaxGram, s.gram)
+		}
+		st.Text.Shingle.Gram = s.gram
+	}
+	if set("no-han-fold") {
+		st.Text.Shingle.NoHanFold = s.noHanFold
+	}
+	if set("shingle-size") {
+		if s.shingleSize <= 0 {
+			return nil, usagef("--shingle-size must be positive, not %d", s.shingleSize)
+		}
+		st.Text.Shingle.Size = s.shingleSize
+	}
+	if set("features") {
+		switch strings.ToLower(s.features) {
+		case "units", "unit":
+			st.Text.Features = simhash.Units
+		case "shingles", "shingle":
+			st.Text.Features = simhash.Shingles
+		default:
+			return nil, usagef("--features must be units or shingles, not %q", s.features)
+		}
+	}
+	if set("feature-size") {
+		if s.featureSize <= 0 {
+			return nil, usagef("--feature-size must be positive, not %d", s.featureSize)
+		}
+		st.Text.FeatureSize = s.featureSize
+	}
+	if !any {
+		return nil, nil
+	}
+	return &st, nil
+}

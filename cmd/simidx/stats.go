@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/simidx/simidx/index"
+	"github.com/spf13/pflag"
+)
+
+var statsCommand = &command{
+	name:  "stats",
+	args:  "--db PATH [--check]",
+	short: "describe an index",
+	long: `Stats describes the index at --db: its documents, settings, table design and
+size on disk, as a two-column table or, with --format jsonl, one JSON object.
+With --check it also verifies every invariant of the index and fails if one
+is broken.
+
+Example:
+
+	simidx stats --db licenses.db
+	simidx stats --db licenses.db --check --format jsonl`,
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var (
+			db    string
+			check bool
+			out   outputFlags
+		)
+		fs.StringVar(&db, "db", "", "index file `PATH`")
+		fs.BoolVar(&check, "check", false, "verify the index (reads all of it)")
+		out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if len(args) > 0 {
+				return usagef("stats takes no arguments, got %q", strings.Join(args, " "))
+			}
+			x, err := openExisting(db, true)
+			if err != nil {
+				return err
+			}
+			defer x.Close()
+			st, err := x.Stats()
+			if err != nil {
+				return err
+			}
+			rec := statsRecord{Path: db, Stats: st, Text: x.Settings().Text}
+			if check {
+				if err := x.Check(); err != nil {
+					return fmt.Errorf("%s fails the check: %v", db, err)
+				}
+				ok := true
+				rec.Check = &ok
+			}
+			w, err := out.open(e.stdout)
+			if err != nil {
+				return err
+			}
+			if w.jsonl {
+				w.json(rec)
+			} else {
+				for _, kv := range statsRows(rec) {
+					w.row(kv[0], kv[1])
+				}
+			}
+			return w.Close()
+		}
+	},
+}
+
+// statsRecord is the object of stats --format jsonl: the path, the fields
+// of index.Stats and the text settings.
+type statsRecord struct {
+	Path string `json:"path"`
+	index.Stats
+	Text  index.TextSettings `json:"text"`
+	Check *bool              `json:"check,omitempty"`
+}
+
+// statsRows are the rows of the stats table.
+func statsRows(r statsRecord) [][2]string {
+	s := r.Stats
+	sh := r.Text.Shingle
+	rows := [][2]string{
+		{"path", r.Path},
+		{"documents", strconv.Itoa(s.Docs)},
+		{"schema version", strconv.Itoa(s.SchemaVersion)},
+		{"max distance (k)", strconv.Itoa(s.MaxDistance)},
+		{"expected documents", strconv.Itoa(s.ExpectedDocs)},
+		{"tables", strconv.Itoa(s.Tables)},
+		{"blocks", strings.Trim(fmt.Sprint(s.Blocks), "[]")},
+		{"prefix bits", strconv.Itoa(s.PrefixBits)},
+		{"key bits", strconv.Itoa(s.KeyBits)},
+		{"minhash", strconv.FormatBool(s.MinHash)},
+	}
+	if s.MinHash {
+		rows = append(rows,
+			[2]string{"minhash values", strconv.Itoa(s.MinHashK)},
+			[2]string{"bands", strconv.Itoa(s.Bands)},
+		)
+	}
+	rows = append(rows,
+		[2]string{"text", fmt.Sprintf("unit %s, shingle size %d, markup %s, features %s", sh.Unit, sh.Size, sh.Markup, featuresName(r.Text))},
+		[2]string{"file size", formatBytes(s.FileBytes)},
+		[2]string{"bytes per document", fmt.Sprintf("%.1f", s.BytesPerDoc)},
+		[2]string{"table size", formatBytes(s.TableBytes)},
+		[2]string{"table bytes per document", fmt.Sprintf("%.1f", s.TableBytesPerDoc)},
+	)
+	if r.Check != nil {
+		rows = append(rows, [2]string{"check", "ok"})
+	}
+	return rows
+}
+
+func featuresName(t index.TextSettings) string {
+	if t.Features == 0 {
+		return "units"
+	}
+	return fmt.Sprintf("shingles of %d", t.FeatureSize)
+}

@@ -1,0 +1,23 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+)
+
+func TestVersion(t *testing.T) {
+	re := regexp.MustCompile(`^simidx \S+( \(\S+\))?, index schema 1, go\S+ \w+/\w+\n$`)
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		r := mustRun(t, "", args...)
+		if !re.MatchString(r.stdout) {
+			t.Errorf("simidx %q: %q does not match %s", args, r.stdout, re)
+		}
+	}
+	r := runBinary(t, "", "version")
+	if r.code != 0 || !re.MatchString(r.stdout) {
+		t.Errorf("binary version: %v", r)
+	}
+	if r := simidx(t, "", "version", "extra"); r.code != 2 {
+		t.Errorf("version with an argument: %v", r)
+	}
+}
