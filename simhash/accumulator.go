@@ -76,13 +76,21 @@ func (a *Accumulator) flush() {
 // Sum64 returns the fingerprint of the features added since the last Reset:
 // bit i is set when the weighted sum for bit i is positive. An empty
 // accumulator gives 0. Sum64 does not change the accumulator.
-func (a *Accumulator) Sum64() uint64 {
+func (a *Accumulator) Sum64() uint64 { return a.sum64(false) }
+
+// sum64 returns the fingerprint, with bits whose sum is zero set when
+// ties is true.
+func (a *Accumulator) sum64(ties bool) uint64 {
 	if a.pending > 0 {
 		a.flush()
 	}
+	var min int64 = 1
+	if ties {
+		min = 0
+	}
 	var fp uint64
 	for i := range 64 {
-		if 2*a.ones[i]-a.n+a.sums[i] > 0 {
+		if 2*a.ones[i]-a.n+a.sums[i] >= min {
 			fp |= 1 << i
 		}
 	}

@@ -67,6 +67,9 @@ func TestScore(t *testing.T) {
 	if len(bins) != 5 || total[4] != 2 || found[4] != 1 || total[1] != 1 || found[1] != 1 {
 		t.Errorf("RecallByBin: bins %v found %v total %v", bins, found, total)
 	}
+	if bs := eval.Bins(0, 0.1); len(bs) != 10 || !bs[9].Contains(1) || !bs[0].Contains(0) || bs[3].Contains(0.3) == bs[2].Contains(0.3) {
+		t.Errorf("Bins(0, 0.1) = %v", bs)
+	}
 	if eval.MakePair(3, 1) != (eval.Pair{1, 3}) {
 		t.Error("MakePair order")
 	}

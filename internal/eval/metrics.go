@@ -1,6 +1,9 @@
 package eval
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // Counts are the outcomes of a detector on labelled pairs.
 type Counts struct {
@@ -75,10 +78,12 @@ type Bin struct{ Lo, Hi float64 }
 
 // Bins returns the bins [lo, lo+step), ..., up to and including 1.
 func Bins(lo, step float64) []Bin {
-	var bs []Bin
-	for x := lo; x < 1-1e-9; x += step {
-		bs = append(bs, Bin{x, min(x+step, 1)})
+	n := int(math.Ceil((1-lo)/step - 1e-9))
+	bs := make([]Bin, n)
+	for i := range bs {
+		bs[i] = Bin{lo + float64(i)*step, lo + float64(i+1)*step}
 	}
+	bs[n-1].Hi = 1
 	return bs
 }
 
