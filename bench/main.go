@@ -1,256 +1,72 @@
-// Command bench measures simidx. Usage:
+// Command bench measures simidx beside baselines and peer libraries, each
+// figure in the same run as its baseline. Usage:
 //
 //	go run . index [-n 1000000] [-k 3] [-queries 20000] [-dir DIR] [-cold]
+//	go run . fingerprints -corpus FILE.jsonl [-rounds 3]
+//	go run . features -corpus FILE.jsonl [-truth words|chars]
 //
-// index: loads n random 64-bit fingerprints into a new index, then
-// reports load time, bytes on disk, query latency (p50/p99) beside a
-// brute-force scan of the same fingerprints held in memory (same queries,
-// answers compared), and the time of Pairs over the whole index.
+// index: loads n random 64-bit fingerprints into a new index, then reports
+// load time, bytes on disk, query latency (p50/p99) beside a brute-force
+// scan of the same fingerprints held in memory (same queries, answers
+// compared), and the time of Pairs over the whole index.
+//
+// fingerprints: simhash and MinHash throughput on a corpus, beside
+// github.com/mfonda/simhash, github.com/go-dedup/simhash and
+// github.com/ekzhu/minhash-lsh on the same documents.
+//
+// features: recall and precision of simhash fingerprints at k = 3 and 6
+// for several feature choices, against the exact shingle-Jaccard ground
+// truth of the corpus (an exact similarity join).
+//
+// Corpora are JSONL files of {"id", "text"} objects, as written by
+// shared/corpora/fetch.sh.
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"iter"
-	"math/bits"
-	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
-
-	"github.com/simidx/simidx/index"
-	"golang.org/x/sys/unix"
 )
 
+var commands = map[string]func(args []string) error{
+	"index":        indexMain,
+	"fingerprints": fingerprintsMain,
+	"features":     featuresMain,
+}
+
 func main() {
-	if len(os.Args) < 2 || os.Args[1] != "index" {
-		fmt.Fprintln(os.Stderr, "usage: bench index [flags]")
+	if len(os.Args) < 2 || commands[os.Args[1]] == nil {
+		var names []string
+		for n := range commands {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		fmt.Fprintf(os.Stderr, "usage: bench %s [flags]\n", strings.Join(names, "|"))
 		os.Exit(2)
 	}
-	fs := flag.NewFlagSet("index", flag.ExitOnError)
-	n := fs.Int("n", 1_000_000, "number of fingerprints")
-	k := fs.Int("k", 3, "max distance the index is built for")
-	nq := fs.Int("queries", 20_000, "index queries to time")
-	nb := fs.Int("brute", 300, "brute-force queries to time")
-	dir := fs.String("dir", "", "directory for the index file (default a temporary one)")
-	cold := fs.Bool("cold", false, "also time queries after evicting the file from the page cache")
-	fs.Parse(os.Args[2:])
-	if err := run(*n, *k, *nq, *nb, *dir, *cold); err != nil {
+	if err := commands[os.Args[1]](os.Args[2:]); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, k, nq, nb int, dir string, cold bool) error {
-	if dir == "" {
-		d, err := os.MkdirTemp("", "simidx-bench")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		dir = d
-	}
-	path := filepath.Join(dir, "bench.simidx")
-	os.Remove(path)
-	rng := rand.New(rand.NewPCG(1, 2))
-	fps := make([]uint64, n)
-	for i := range fps {
-		fps[i] = rng.Uint64()
-	}
-	ids := make([]string, n)
-	for i := range ids {
-		ids[i] = fmt.Sprintf("doc%09d", i)
-	}
-	// Queries: half near a stored fingerprint (0..k+1 bits away), half random.
-	qs := make([]uint64, nq)
-	for i := range qs {
-		if i%2 == 0 {
-			fp := fps[rng.IntN(n)]
-			for range rng.IntN(k + 2) {
-				fp ^= 1 << rng.IntN(64)
-			}
-			qs[i] = fp
-		} else {
-			qs[i] = rng.Uint64()
-		}
-	}
-	kk := k
-	if k == 0 {
-		kk = index.ZeroDistance
-	}
-	x, err := index.Open(path, &index.Options{Settings: &index.Settings{MaxDistance: kk, ExpectedDocs: n}})
-	if err != nil {
-		return err
-	}
-	src := func(yield func(index.Doc, error) bool) {
-		for i := range fps {
-			if !yield(index.Doc{ID: ids[i], Fingerprint: fps[i], Precomputed: true}, nil) {
-				return
-			}
-		}
-	}
-	runtime.GC()
-	t0 := time.Now()
-	if _, err := x.Load(context.Background(), iter.Seq2[index.Doc, error](src), nil); err != nil {
-		return err
-	}
-	load := time.Since(t0)
-	st, err := x.Stats()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("machine: %s, GOMAXPROCS=%d, %s\n", cpuModel(), runtime.GOMAXPROCS(0), runtime.Version())
-	fmt.Printf("index: n=%d k=%d tables=%d blocks=%v prefix>=%d keybits=%d\n", n, k, st.Tables, st.Blocks, st.PrefixBits, st.KeyBits)
-	fmt.Printf("load: %.2fs (%.0f docs/s)\n", load.Seconds(), float64(n)/load.Seconds())
-	fmt.Printf("disk: file %.1f MiB, %.1f bytes/doc; tables %.1f bytes/doc/table\n",
-		float64(st.FileBytes)/(1<<20), st.BytesPerDoc, st.TableBytesPerDoc)
+// machine describes this machine for the head of every report.
+func machine() string {
+	return fmt.Sprintf("%s, %d cores (GOMAXPROCS %d), %s", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+}
 
-	// Warm up, then time the index.
-	for _, q := range qs {
-		if _, err := x.QueryFingerprint(q, nil); err != nil {
-			return err
-		}
-	}
-	lat := make([]time.Duration, len(qs))
-	found := 0
-	for i, q := range qs {
+// best runs f rounds times and returns the shortest duration.
+func best(rounds int, f func()) time.Duration {
+	var b time.Duration
+	for i := range rounds {
 		t := time.Now()
-		ms, err := x.QueryFingerprint(q, nil)
-		lat[i] = time.Since(t)
-		if err != nil {
-			return err
-		}
-		found += len(ms)
-	}
-	ip50, ip99 := pct(lat)
-
-	// Brute force over the same fingerprints in memory, same answers.
-	blat := make([]time.Duration, 0, nb)
-	for i := 0; i < nb && i < len(qs); i++ {
-		q := qs[i]
-		t := time.Now()
-		var got []int
-		for j, fp := range fps {
-			if bits.OnesCount64(fp^q) <= k {
-				got = append(got, j)
-			}
-		}
-		blat = append(blat, time.Since(t))
-		ms, _ := x.QueryFingerprint(q, nil)
-		if len(ms) != len(got) {
-			return fmt.Errorf("query %x: index found %d, brute force %d", q, len(ms), len(got))
-		}
-		want := make([]string, len(got))
-		for j, g := range got {
-			want[j] = ids[g]
-		}
-		have := make([]string, len(ms))
-		for j, m := range ms {
-			have[j] = m.ID
-		}
-		slices.Sort(want)
-		slices.Sort(have)
-		if !slices.Equal(want, have) {
-			return fmt.Errorf("query %x: answers differ", q)
+		f()
+		if d := time.Since(t); i == 0 || d < b {
+			b = d
 		}
 	}
-	bp50, bp99 := pct(blat)
-	fmt.Printf("query (warm, %d queries, %.2f matches avg): index p50 %v p99 %v | brute force (%d queries, answers identical) p50 %v p99 %v | speed-up p50 %.0fx\n",
-		len(qs), float64(found)/float64(len(qs)), ip50, ip99, len(blat), bp50, bp99, float64(bp50)/float64(ip50))
-
-	// Pairs.
-	t0 = time.Now()
-	pairs := 0
-	if err := x.Pairs(context.Background(), nil, func(index.Pair) error { pairs++; return nil }); err != nil {
-		return err
-	}
-	fmt.Printf("pairs: %d pairs within %d in %.2fs\n", pairs, k, time.Since(t0).Seconds())
-	if err := x.Close(); err != nil {
-		return err
-	}
-
-	if cold {
-		if err := evict(path); err != nil {
-			return err
-		}
-		x, err = index.Open(path, &index.Options{ReadOnly: true})
-		if err != nil {
-			return err
-		}
-		m := min(len(qs), 2000)
-		clat := make([]time.Duration, m)
-		for i := range m {
-			if i%100 == 0 {
-				evict(path)
-			}
-			t := time.Now()
-			if _, err := x.QueryFingerprint(qs[i], nil); err != nil {
-				return err
-			}
-			clat[i] = time.Since(t)
-		}
-		c50, c99 := pct(clat)
-		fmt.Printf("query (cold: file evicted from the page cache every 100 queries, %d queries): p50 %v p99 %v\n", m, c50, c99)
-		evict(path)
-		t0 = time.Now()
-		pairs = 0
-		if err := x.Pairs(context.Background(), nil, func(index.Pair) error { pairs++; return nil }); err != nil {
-			return err
-		}
-		fmt.Printf("pairs (cold: file evicted from the page cache first): %d pairs in %.2fs\n", pairs, time.Since(t0).Seconds())
-		x.Close()
-	}
-	return nil
-}
-
-// evict drops the file's pages from the page cache.
-func evict(path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return unix.Fadvise(int(f.Fd()), 0, 0, unix.FADV_DONTNEED)
-}
-
-func pct(d []time.Duration) (p50, p99 time.Duration) {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2].Round(100 * time.Nanosecond), s[len(s)*99/100].Round(100 * time.Nanosecond)
-}
-
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return "unknown"
-	}
-	for _, line := range splitLines(string(b)) {
-		if len(line) > 10 && line[:10] == "model name" {
-			for i := range line {
-				if line[i] == ':' {
-					return line[i+2:]
-				}
-			}
-		}
-	}
-	return "unknown"
-}
-
-func splitLines(s string) []string {
-	var out []string
-	for len(s) > 0 {
-		i := 0
-		for i < len(s) && s[i] != '\n' {
-			i++
-		}
-		out = append(out, s[:i])
-		if i < len(s) {
-			i++
-		}
-		s = s[i:]
-	}
-	return out
+	return b
 }

@@ -51,21 +51,26 @@ func isHTMLSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'
 }
 
-// inlineTags are elements that do not separate words: <b>w</b>ord is one word.
-var inlineTags = map[string]bool{
-	"a": true, "abbr": true, "b": true, "bdi": true, "bdo": true, "big": true,
-	"cite": true, "code": true, "data": true, "dfn": true, "em": true,
-	"font": true, "i": true, "kbd": true, "mark": true, "q": true, "s": true,
-	"samp": true, "small": true, "span": true, "strike": true, "strong": true,
-	"sub": true, "sup": true, "time": true, "tt": true, "u": true, "var": true,
-	"wbr": true,
+// isInline reports whether the element does not separate words:
+// <b>w</b>ord is one word.
+func isInline(name []byte) bool {
+	switch string(name) {
+	case "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "dfn", "em", "font", "i",
+		"kbd", "mark", "q", "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time",
+		"tt", "u", "var", "wbr":
+		return true
+	}
+	return false
 }
 
-// rawTextTags are elements whose content is not text for a reader and is
-// dropped: everything up to the matching end tag.
-var rawTextTags = map[string]bool{
-	"script": true, "style": true, "template": true, "noscript": true,
-	"xmp": true, "iframe": true, "noembed": true, "noframes": true,
+// isRawText reports whether the element's content is not text for a
+// reader and is dropped: everything up to the matching end tag.
+func isRawText(name []byte) bool {
+	switch string(name) {
+	case "script", "style", "template", "noscript", "xmp", "iframe", "noembed", "noframes":
+		return true
+	}
+	return false
 }
 
 // markupStripper removes HTML and XML markup following the HTML tokenizer's
@@ -169,10 +174,10 @@ func (m *markupStripper) tag(dst *[]byte, src []byte, i int) int {
 		k++
 	}
 	k = min(k+1, len(src))
-	if !inlineTags[string(m.name)] {
+	if !isInline(m.name) {
 		*dst = append(*dst, ' ')
 	}
-	if !closing && rawTextTags[string(m.name)] && src[k-1] == '>' && !(k >= 2 && src[k-2] == '/') {
+	if !closing && isRawText(m.name) && src[k-1] == '>' && !(k >= 2 && src[k-2] == '/') {
 		return m.skipRawText(src, k)
 	}
 	return k

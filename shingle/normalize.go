@@ -1,6 +1,7 @@
 package shingle
 
 import (
+	"encoding/binary"
 	"sync"
 	"unicode/utf8"
 
@@ -38,6 +39,10 @@ func buildNFKCInert() {
 func isNFKC(b []byte) bool {
 	nfkcInertOnce.Do(buildNFKCInert)
 	for i := 0; i < len(b); {
+		if i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+			i += 8
+			continue
+		}
 		c := b[i]
 		if c < utf8.RuneSelf {
 			i++

@@ -175,20 +175,21 @@ func (t *Tokenizer) Next() (tok []byte, ok bool) {
 	src, i := t.src, t.pos
 	// Fast path: skip ASCII white space, then take an ASCII word that ends
 	// at a plain separator without copying it.
-	for i < len(src) && src[i] < utf8.RuneSelf && asciiKind[src[i]] == kSpace {
+	for i < len(src) && byteKind[src[i]] == kSpace {
 		i++
 	}
 	start, upper := i, false
 	for i < len(src) && i-start < MaxTokenLen {
-		c := src[i]
-		if c >= utf8.RuneSelf || asciiKind[c] != kWord {
-			break
+		k := byteKind[src[i]]
+		if k != kWord {
+			if k != kUpper {
+				break
+			}
+			upper = true
 		}
-		upper = upper || c >= 'A' && c <= 'Z'
 		i++
 	}
-	if i > start && (i == len(src) || i-start == MaxTokenLen ||
-		src[i] < utf8.RuneSelf && (asciiKind[src[i]] == kSpace || asciiKind[src[i]] == kPunct)) {
+	if i > start && (i == len(src) || i-start == MaxTokenLen || plainEnd(src, i)) {
 		t.pos, t.solo = i, false
 		if !upper || t.opts.KeepCase {
 			return src[start:i], true
@@ -200,7 +201,32 @@ func (t *Tokenizer) Next() (tok []byte, ok bool) {
 		t.tok = b
 		return b, true
 	}
-	i = start
+	return t.nextSlow(start)
+}
+
+// plainEnd reports whether the ASCII word before src[i] ends at src[i]
+// without any joining rule: src[i] is white space or punctuation, a '.' or
+// ',' not between digits, or an apostrophe not followed by a letter.
+func plainEnd(src []byte, i int) bool {
+	switch byteKind[src[i]] {
+	case kSpace, kPunct:
+		return true
+	case kNumSep:
+		return !isDigit(src[i-1]) || i+1 >= len(src) || !isDigit(src[i+1])
+	case kApos:
+		if i+1 >= len(src) {
+			return true
+		}
+		k := byteKind[src[i+1]]
+		return k != kWord && k != kUpper && k != kHigh
+	}
+	return false
+}
+
+// nextSlow is Next for a token that is not a plain ASCII word: it starts
+// reading at src[i].
+func (t *Tokenizer) nextSlow(i int) ([]byte, bool) {
+	src := t.src
 	b := t.tok[:0]
 	wide := false // b holds non-ASCII runes
 	lower := &asciiLower
@@ -321,12 +347,26 @@ func (t *Tokenizer) nbufTok() {
 	t.fbuf, t.out = t.out, t.fbuf
 }
 
-// normalize appends the NFKC form of src to dst. Unlike norm.Form.Append it
-// reuses the tokenizer's iterator and allocates nothing.
+// normalize appends the NFKC form of src to dst. It copies the spans that
+// are already normalized and runs the normalizer only on the segments that
+// are not, with the tokenizer's iterator, allocating nothing.
 func (t *Tokenizer) normalize(dst, src []byte) []byte {
-	t.nfkc.Init(norm.NFKC, src)
-	for !t.nfkc.Done() {
-		dst = append(dst, t.nfkc.Next()...)
+	for len(src) > 0 {
+		q := norm.NFKC.QuickSpan(src)
+		dst = append(dst, src[:q]...)
+		src = src[q:]
+		if len(src) == 0 {
+			break
+		}
+		n := norm.NFKC.NextBoundary(src, true)
+		if n <= 0 {
+			n = len(src)
+		}
+		t.nfkc.Init(norm.NFKC, src[:n])
+		for !t.nfkc.Done() {
+			dst = append(dst, t.nfkc.Next()...)
+		}
+		src = src[n:]
 	}
 	return dst
 }
@@ -460,9 +500,15 @@ const (
 	kWord
 	kApos
 	kNumSep
+	kUpper // byteKind only: an ASCII capital
+	kHigh  // byteKind only: a byte of a non-ASCII rune
 )
 
 var asciiKind, asciiLower, asciiSame [utf8.RuneSelf]uint8
+
+// byteKind classifies every byte for the fast path: asciiKind for ASCII,
+// with capitals as kUpper, and kHigh for the bytes of non-ASCII runes.
+var byteKind [256]uint8
 
 func init() {
 	for c := range utf8.RuneSelf {
@@ -483,6 +529,16 @@ func init() {
 			asciiKind[c] = kSpace
 		default:
 			asciiKind[c] = kPunct
+		}
+	}
+	for c := range byteKind {
+		switch {
+		case c >= utf8.RuneSelf:
+			byteKind[c] = kHigh
+		case c >= 'A' && c <= 'Z':
+			byteKind[c] = kUpper
+		default:
+			byteKind[c] = asciiKind[c]
 		}
 	}
 }

@@ -41,10 +41,14 @@ func Mfonda(text []byte) uint64 {
 	return acc.sum64(true)
 }
 
-// fnv1 is FNV-1 64 (multiply, then xor), as hash/fnv.New64.
+// fnv1 is FNV-1 64 (multiply, then xor), as hash/fnv.New64, of b with
+// ASCII letters lower-cased.
 func fnv1(b []byte) uint64 {
 	h := uint64(14695981039346656037)
 	for _, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
 		h *= 1099511628211
 		h ^= uint64(c)
 	}

@@ -15,6 +15,7 @@ func TestMfonda(t *testing.T) {
 		{"this is a test phrase", 0x8c3a5f7e9ecb3f35},
 		{"this is a test phrass", 0x8c3a5f7e9ecb3f21},
 		{"foo bar", 0xd8dbe7186bad3db3},
+		{"FOO Bar", 0xd8dbe7186bad3db3},
 		{"", 0xffffffffffffffff},
 	} {
 		if got := simhash.Mfonda([]byte(c.text)); got != c.want {
