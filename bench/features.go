@@ -97,4 +97,3 @@ func f1(r, p float64) float64 {
 	}
 	return 2 * r * p / (r + p)
 }
-

@@ -7,8 +7,8 @@ import (
 	"os"
 	"text/tabwriter"
 
-	dedup "github.com/go-dedup/simhash"
 	minhashlsh "github.com/ekzhu/minhash-lsh"
+	dedup "github.com/go-dedup/simhash"
 	mfonda "github.com/mfonda/simhash"
 	"github.com/simidx/simidx/internal/testcorpus"
 	"github.com/simidx/simidx/shingle"
@@ -105,4 +105,3 @@ func fingerprintsMain(args []string) error {
 }
 
 func isOurs(name string) bool { return len(name) > 6 && name[:6] == "simidx" }
-

@@ -36,6 +36,7 @@ type Tokenizer struct {
 
 	mbuf []byte // markup-free text
 	nbuf []byte // normalized text
+	vbuf []byte // text with invalid UTF-8 replaced
 	tok  []byte // token being built
 	fbuf []byte // folded token
 	out  []byte // token returned to the caller
@@ -64,13 +65,31 @@ func (t *Tokenizer) Reset(text []byte) {
 		src = t.mbuf
 	}
 	if !t.opts.NoNormalize && !isNFKC(src) {
-		if q := norm.NFKC.QuickSpan(src); q < len(src) {
-			// src[:q] is normalized and q is a segment boundary.
-			t.nbuf = t.normalize(append(t.nbuf[:0], src[:q]...), src[q:])
-			src = t.nbuf
+		if !utf8.Valid(src) {
+			// Invalid bytes separate tokens anyway; as spaces they cannot
+			// hide the segments around them from the normalizer.
+			t.vbuf = appendValid(t.vbuf[:0], src)
+			src = t.vbuf
 		}
+		t.nbuf = t.normalize(t.nbuf[:0], src)
+		src = t.nbuf
 	}
 	t.src, t.pos, t.pend, t.solo, t.runNext = src, 0, nil, false, -1
+}
+
+// appendValid appends src to dst with every byte that is not part of valid
+// UTF-8 replaced by a space.
+func appendValid(dst, src []byte) []byte {
+	for i := 0; i < len(src); {
+		r, n := utf8.DecodeRune(src[i:])
+		if r == utf8.RuneError && n == 1 {
+			dst = append(dst, ' ')
+		} else {
+			dst = append(dst, src[i:i+n]...)
+		}
+		i += n
+	}
+	return dst
 }
 
 // maxRun is the number of characters of a no-space run gathered at once; a
