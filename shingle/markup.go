@@ -80,8 +80,9 @@ func isRawText(name []byte) bool {
 // names and allocates nothing for numeric references and the common named
 // ones.
 type markupStripper struct {
-	name []byte
-	refs map[string]string // decoded named references beyond commonRefs
+	onTag func(name []byte, closing, selfClosing bool) // called for every tag, if set
+	name  []byte
+	refs  map[string]string // decoded named references beyond commonRefs
 }
 
 // strip appends the text of the HTML or XML document src to dst: tags,
@@ -174,6 +175,9 @@ func (m *markupStripper) tag(dst *[]byte, src []byte, i int) int {
 		k++
 	}
 	k = min(k+1, len(src))
+	if m.onTag != nil {
+		m.onTag(m.name, closing, k >= 2 && src[k-1] == '>' && src[k-2] == '/')
+	}
 	if !isInline(m.name) {
 		*dst = append(*dst, ' ')
 	}
@@ -286,4 +290,14 @@ func base(hex bool) rune {
 		return 16
 	}
 	return 10
+}
+
+// WalkTags calls fn for every start and end tag of the HTML or XML document
+// src, in order, with the lower-cased tag name (valid during the call),
+// whether it is an end tag, and whether it closes itself (<br/>). Comments,
+// doctypes and the content of raw-text elements (script, style, ...) are
+// skipped as by markup removal. Cost: one pass over src.
+func WalkTags(src []byte, fn func(name []byte, closing, selfClosing bool)) {
+	m := markupStripper{onTag: fn}
+	m.strip(nil, src)
 }

@@ -72,6 +72,16 @@ type Options struct {
 	// character n-grams, a run shorter than Gram one token. 0 means
 	// DefaultGram. With the Chars unit it is always 1.
 	Gram int `json:"gram"`
+	// StopWords drops the stop words of these comma-separated languages
+	// ("en", "ru", "en,ru"), as Broder's shingling does. Default none.
+	StopWords string `json:"stop_words,omitempty"`
+	// FoldPlurals folds English plurals to singulars (-ies to -y, a
+	// trailing -s dropped), as Broder's shingling does.
+	FoldPlurals bool `json:"fold_plurals,omitempty"`
+	// Sample keeps only the shingle hashes divisible by Sample (mod-p
+	// sampling, Broder's way of bounding the features of long documents).
+	// 0 or 1 keeps every shingle.
+	Sample uint64 `json:"sample,omitempty"`
 	// Unit is what shingles are made of. Default Words.
 	Unit Unit `json:"unit"`
 	// Size is the number of units per shingle. 0 means DefaultSize.
@@ -103,6 +113,9 @@ func (o *Options) Normalized() (Options, error) {
 	if n.Gram < 1 || n.Gram > MaxGram {
 		return n, fmt.Errorf("shingle: gram %d out of range 1..%d", n.Gram, MaxGram)
 	}
+	if _, err := stopSet(n.StopWords); err != nil {
+		return n, err
+	}
 	if n.Markup > MarkupKeep {
 		return n, fmt.Errorf("shingle: unknown markup mode %d", n.Markup)
 	}
@@ -119,6 +132,21 @@ func (o Options) Step() int {
 		return o.Size
 	}
 	return 1
+}
+
+// SampleHashes keeps, in place, the hashes that mod-p sampling keeps (all
+// of them when Sample is 0 or 1) and returns them.
+func (o Options) SampleHashes(hs []uint64) []uint64 {
+	if o.Sample <= 1 {
+		return hs
+	}
+	out := hs[:0]
+	for _, h := range hs {
+		if h%o.Sample == 0 {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 func (m Markup) String() string {

@@ -54,7 +54,9 @@ func (s *Shingler) Tokenizer() *Tokenizer { return s.tok }
 // grown.
 func (s *Shingler) AppendHashes(dst []uint64, text []byte) []uint64 {
 	s.units = s.tok.AppendUnits(s.units[:0], text)
-	return AppendShingles(dst, s.units, s.tok.opts.Size, s.tok.opts.Step())
+	n := len(dst)
+	dst = AppendShingles(dst, s.units, s.tok.opts.Size, s.tok.opts.Step())
+	return append(dst[:n], s.tok.opts.SampleHashes(dst[n:])...)
 }
 
 // Units returns the unit hashes of the text last given to AppendHashes,

@@ -17,10 +17,14 @@ import (
 // tokenizer). A Tokenizer is not safe for concurrent use; use one per
 // goroutine.
 type Tokenizer struct {
-	opts  Options
-	caser cases.Caser
-	html  markupStripper
-	nfkc  norm.Iter
+	opts   Options
+	caser  cases.Caser
+	stop   map[string]bool // stop words, nil for none
+	plural []byte          // folded plural
+	sub    *Tokenizer      // tokenizes sentences of normalized text
+	units  []uint64        // unit hashes of a sentence
+	html   markupStripper
+	nfkc   norm.Iter
 
 	src  []byte // text being tokenized (after markup removal and NFKC)
 	pos  int    // next byte of src to read
@@ -49,7 +53,11 @@ func NewTokenizer(opts *Options) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tokenizer{opts: o, caser: cases.Fold()}, nil
+	stop, err := stopSet(o.StopWords)
+	if err != nil {
+		return nil, err
+	}
+	return &Tokenizer{opts: o, caser: cases.Fold(), stop: stop}, nil
 }
 
 // Options returns the tokenizer's options with every default made explicit.
@@ -183,6 +191,33 @@ func (t *Tokenizer) Solo() bool { return t.solo }
 // are never empty and never longer than MaxTokenLen bytes. Cost: O(length of
 // the token and the separators before it).
 func (t *Tokenizer) Next() (tok []byte, ok bool) {
+	if t.stop == nil && !t.opts.FoldPlurals {
+		return t.next()
+	}
+	for {
+		tok, ok := t.next()
+		if !ok {
+			return nil, false
+		}
+		if t.stop[string(tok)] {
+			continue
+		}
+		if t.opts.FoldPlurals {
+			folded := foldPlural(tok, t.plural)
+			if &folded[0] != &tok[0] {
+				t.plural = folded // keep the grown buffer
+			}
+			tok = folded
+			if t.stop[string(tok)] {
+				continue
+			}
+		}
+		return tok, true
+	}
+}
+
+// next returns the next token before stop words and plurals.
+func (t *Tokenizer) next() (tok []byte, ok bool) {
 	if len(t.pend) > 0 {
 		return t.emitPending(), true
 	}

@@ -158,7 +158,8 @@ func TestCanonicalIdempotent(t *testing.T) {
 		}
 		texts = append(texts, string(r))
 	}
-	for _, opts := range []*shingle.Options{nil, {KeepPunct: true}, {KeepCase: true}, {Gram: 2}, {Gram: 3}} {
+	for _, opts := range []*shingle.Options{nil, {KeepPunct: true}, {KeepCase: true}, {Gram: 2}, {Gram: 3},
+		{StopWords: "en,ru", FoldPlurals: true}} {
 		tk, _ := shingle.NewTokenizer(opts)
 		for _, text := range texts {
 			c1 := tk.AppendCanonical(nil, []byte(text))
