@@ -14,6 +14,12 @@ import (
 // index with every default made explicit, so a later change of defaults
 // never changes what an existing index means.
 type TextSettings struct {
+	// Method is how the 64-bit fingerprint in the permuted tables is made:
+	// MethodSimhash (the default), MethodDOM or MethodMfonda.
+	Method Method `json:"method"`
+	// DOMDecay is the weight factor per level of nesting with MethodDOM; 0
+	// means simhash.DefaultDOMDecay (0.45).
+	DOMDecay float64 `json:"dom_decay,omitempty"`
 	// Shingle is the canonicalization, the unit (words or characters), and
 	// the shingle size and step of the MinHash layer. Default: markup
 	// removed, NFKC, case folded, punctuation dropped, overlapping 5-word
@@ -30,9 +36,42 @@ type TextSettings struct {
 	Scheme shingle.Scheme `json:"minhash_scheme"`
 }
 
+// Method selects how an index fingerprints text.
+type Method string
+
+const (
+	// MethodSimhash is the simhash of the canonical text's features
+	// (TextSettings.Features).
+	MethodSimhash Method = "simhash"
+	// MethodDOM is the simhash of an HTML page's tag structure, whatever its
+	// text (simhash.DOM): pages of one template match.
+	MethodDOM Method = "dom"
+	// MethodMfonda reproduces github.com/mfonda/simhash's word fingerprints
+	// bit for bit (simhash.Mfonda), so fingerprints stored by that library
+	// can be loaded with AddFingerprint and compared with new documents.
+	MethodMfonda Method = "mfonda"
+)
+
 // normalize returns t with every default made explicit, or an error
 // wrapping ErrSettings.
 func (t TextSettings) normalize() (TextSettings, error) {
+	switch t.Method {
+	case "":
+		t.Method = MethodSimhash
+	case MethodSimhash, MethodMfonda:
+	case MethodDOM:
+		if t.DOMDecay == 0 {
+			t.DOMDecay = simhash.DefaultDOMDecay
+		}
+		if !(t.DOMDecay > 0 && t.DOMDecay <= 1) {
+			return t, fmt.Errorf("%w: DOM decay %v not in (0, 1]", ErrSettings, t.DOMDecay)
+		}
+	default:
+		return t, fmt.Errorf("%w: unknown method %q (want simhash, dom or mfonda)", ErrSettings, t.Method)
+	}
+	if t.Method != MethodDOM && t.DOMDecay != 0 {
+		return t, fmt.Errorf("%w: DOM decay is for the dom method only", ErrSettings)
+	}
 	o := t.simhashOptions()
 	h, err := o.Normalized()
 	if err != nil {
@@ -110,13 +149,18 @@ func makeAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) (*analyzer
 // the next call. Cost: O(len(text)).
 func (a *analyzer) analyze(text []byte) analysis {
 	a.units = a.tok.AppendUnits(a.units[:0], text)
-	r := analysis{
-		fp:    a.hasher.SumUnits(a.units),
-		exact: shingle.Combine(a.units),
+	r := analysis{exact: shingle.Combine(a.units)}
+	switch a.ts.Method {
+	case MethodDOM:
+		r.fp = simhash.DOM(text, a.ts.DOMDecay)
+	case MethodMfonda:
+		r.fp = simhash.Mfonda(text)
+	default:
+		r.fp = a.hasher.SumUnits(a.units)
 	}
 	if a.mh != nil {
 		o := a.tok.Options()
-		a.shingles = shingle.Set(shingle.AppendShingles(a.shingles[:0], a.units, o.Size, o.Step()))
+		a.shingles = shingle.Set(o.SampleHashes(shingle.AppendShingles(a.shingles[:0], a.units, o.Size, o.Step())))
 		a.sig = a.mh.Append(a.sig[:0], a.shingles)
 		a.bandBuf = shingle.AppendBands(a.bandBuf[:0], a.sig, a.bands, a.mh.K()/a.bands)
 		r.sig, r.bands = a.sig, a.bandBuf
@@ -173,6 +217,6 @@ func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 func (f *Fingerprinter) Shingles(text []byte) []uint64 {
 	o := f.a.tok.Options()
 	f.a.units = f.a.tok.AppendUnits(f.a.units[:0], text)
-	f.set = shingle.Set(shingle.AppendShingles(f.set[:0], f.a.units, o.Size, o.Step()))
+	f.set = shingle.Set(o.SampleHashes(shingle.AppendShingles(f.set[:0], f.a.units, o.Size, o.Step())))
 	return f.set
 }

@@ -221,7 +221,7 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 			edit: ed, rate: rate,
 			jaccard:  shingle.Jaccard(a.set, b.set),
 			distance: bits.OnesCount64(a.fp ^ b.fp),
-			band:     shareBand(a.bands, b.bands),
+			band:     benchSharesBand(a.bands, b.bands),
 		}
 	}
 	for i, d := range docs {
@@ -250,7 +250,7 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 	return res
 }
 
-func shareBand(a, b []uint64) bool {
+func benchSharesBand(a, b []uint64) bool {
 	for i := range a {
 		if i < len(b) && a[i] == b[i] {
 			return true

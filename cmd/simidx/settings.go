@@ -31,6 +31,11 @@ type settingsFlags struct {
 	unit        string
 	gram        int
 	noHanFold   bool
+	stopWords   string
+	foldPlurals bool
+	sample      uint64
+	method      string
+	domDecay    float64
 	shingleSize int
 	features    string
 	featureSize int
@@ -69,6 +74,12 @@ func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
 		"`characters` per token in scripts written without spaces (Chinese, Japanese, Thai)")
 	fs.BoolVar(&s.noHanFold, "no-han-fold", false,
 		"keep traditional, simplified and variant Han characters apart")
+	fs.StringVar(&s.stopWords, "stop-words", "", "drop the stop words of these `languages` (en, ru, en,ru)")
+	fs.BoolVar(&s.foldPlurals, "fold-plurals", false, "fold English plurals to singulars (-ies to -y, trailing -s)")
+	fs.Uint64Var(&s.sample, "sample-mod", 0, "keep only shingle hashes divisible by `P` (mod-p sampling; 0 keeps all)")
+	fs.StringVar(&s.method, "method", "simhash",
+		"fingerprint `method`: simhash (of the text), dom (of an HTML page's tag structure) or mfonda (mfonda/simhash-compatible)")
+	fs.Float64Var(&s.domDecay, "dom-decay", 0.45, "weight `factor` per level of nesting with --method dom")
 	fs.IntVar(&s.shingleSize, "shingle-size", shingle.DefaultSize,
 		"`units` per shingle of the MinHash layer")
 	fs.StringVar(&s.features, "features", "units",
@@ -164,6 +175,29 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	}
 	if set("no-han-fold") {
 		st.Text.Shingle.NoHanFold = s.noHanFold
+	}
+	if set("stop-words") {
+		st.Text.Shingle.StopWords = s.stopWords
+	}
+	if set("fold-plurals") {
+		st.Text.Shingle.FoldPlurals = s.foldPlurals
+	}
+	if set("sample-mod") {
+		st.Text.Shingle.Sample = s.sample
+	}
+	if set("method") {
+		switch m := index.Method(strings.ToLower(s.method)); m {
+		case index.MethodSimhash, index.MethodDOM, index.MethodMfonda:
+			st.Text.Method = m
+		default:
+			return nil, usagef("--method must be simhash, dom or mfonda, not %q", s.method)
+		}
+	}
+	if set("dom-decay") {
+		if !(s.domDecay > 0 && s.domDecay <= 1) {
+			return nil, usagef("--dom-decay must be in (0, 1], not %v", s.domDecay)
+		}
+		st.Text.DOMDecay = s.domDecay
 	}
 	if set("shingle-size") {
 		if s.shingleSize <= 0 {
