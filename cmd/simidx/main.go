@@ -12,6 +12,7 @@
 //	fingerprint  print the 64-bit simhash of documents, like md5sum
 //	delete       remove documents from an index
 //	stats        describe an index
+//	serve        answer near-duplicate checks and adds over HTTP
 //	bench        measure recall versus Hamming distance on your own documents
 //	version      print the version
 //	help         show the help of a command
@@ -85,6 +86,7 @@ func init() {
 		fingerprintCommand,
 		deleteCommand,
 		statsCommand,
+		serveCommand,
 		benchCommand,
 		versionCommand,
 		helpCommand,

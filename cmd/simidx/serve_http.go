@@ -1,0 +1,643 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/simidx/simidx/index"
+)
+
+// serveLimits bound what one request may hold and how adds are grouped.
+type serveLimits struct {
+	maxBody     int64
+	maxDocs     int
+	maxDocBytes int
+	groupDocs   int
+	groupDelay  time.Duration
+}
+
+func (l *serveLimits) check() error {
+	switch {
+	case l.maxBody <= 0:
+		return usagef("--max-body must be positive, not %d", l.maxBody)
+	case l.maxDocs <= 0:
+		return usagef("--max-docs must be positive, not %d", l.maxDocs)
+	case l.maxDocBytes <= 0 || l.maxDocBytes > index.MaxDocSize:
+		return usagef("--max-doc-bytes must be 1 to %d, not %d", index.MaxDocSize, l.maxDocBytes)
+	case l.groupDocs <= 0:
+		return usagef("--group-docs must be positive, not %d", l.groupDocs)
+	case l.groupDelay < 0:
+		return usagef("--group-delay must not be negative, not %s", l.groupDelay)
+	}
+	return nil
+}
+
+// server answers the HTTP API of simidx serve.
+type server struct {
+	x       *index.Index
+	db      string
+	lim     serveLimits
+	maxK    int // the index's k
+	minHash bool
+	w       *writer
+	met     *metrics
+	fprs    sync.Pool // *index.Fingerprinter
+
+	docsAtClose int
+}
+
+func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
+	st := x.Settings()
+	if _, err := index.NewFingerprinter(&st); err != nil {
+		return nil, err
+	}
+	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash, met: newMetrics()}
+	s.fprs.New = func() any {
+		f, _ := index.NewFingerprinter(&st)
+		return f
+	}
+	w, err := newWriter(s)
+	if err != nil {
+		return nil, err
+	}
+	s.w = w
+	return s, nil
+}
+
+// close commits what is queued and closes the index.
+func (s *server) close() error {
+	s.w.close()
+	s.docsAtClose = s.x.Len()
+	return s.x.Close()
+}
+
+// apiError is an error answered with a status and {"error": msg}.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func errorf(status int, format string, args ...any) *apiError {
+	return &apiError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// route is an endpoint: a path pattern and its handlers by method.
+type route struct {
+	name    string // the metrics label
+	methods map[string]func(w http.ResponseWriter, r *http.Request, id string) error
+	allow   string
+}
+
+// ServeHTTP routes a request, answers errors as JSON and records metrics.
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	name, id, handler, err := s.route(r)
+	if err == nil {
+		err = handler(rec, r, id)
+	}
+	if err != nil {
+		s.writeError(rec, err)
+	}
+	s.met.request(r.Method, name, rec.status, time.Since(start))
+}
+
+// route finds the handler of r. The ID of /v1/documents/{id} is the
+// unescaped path segment, so IDs holding '/' are written with %2F.
+func (s *server) route(r *http.Request) (name, id string, h func(http.ResponseWriter, *http.Request, string) error, err error) {
+	p := r.URL.EscapedPath()
+	var rt *route
+	switch {
+	case p == "/v1/documents":
+		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+			http.MethodPost: s.handleAdd}, allow: "POST"}
+	case p == "/v1/query":
+		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+			http.MethodPost: s.handleQuery}, allow: "POST"}
+	case p == "/v1/stats":
+		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+			http.MethodGet: s.handleStats, http.MethodHead: s.handleStats}, allow: "GET, HEAD"}
+	case p == "/healthz":
+		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+			http.MethodGet: s.handleHealth, http.MethodHead: s.handleHealth}, allow: "GET, HEAD"}
+	case p == "/metrics":
+		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+			http.MethodGet: s.handleMetrics, http.MethodHead: s.handleMetrics}, allow: "GET, HEAD"}
+	case strings.HasPrefix(p, "/v1/documents/"):
+		rest := strings.TrimPrefix(p, "/v1/documents/")
+		seg, similar := strings.CutSuffix(rest, "/similar")
+		if strings.Contains(seg, "/") || seg == "" {
+			return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; a document ID with '/' is written %%2F", r.Method, p)
+		}
+		if id, err = url.PathUnescape(seg); err != nil {
+			return "other", "", nil, errorf(http.StatusBadRequest, "bad escape in document ID %q: %v", seg, err)
+		}
+		if similar {
+			rt = &route{name: "/v1/documents/{id}/similar", methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+				http.MethodGet: s.handleSimilar}, allow: "GET"}
+		} else {
+			rt = &route{name: "/v1/documents/{id}", methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
+				http.MethodGet: s.handleGet, http.MethodDelete: s.handleDelete}, allow: "GET, DELETE"}
+		}
+	default:
+		return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; the endpoints are under /v1/ (see docs/server.md)", r.Method, p)
+	}
+	h = rt.methods[r.Method]
+	if h == nil {
+		return rt.name, id, func(w http.ResponseWriter, r *http.Request, _ string) error {
+			w.Header().Set("Allow", rt.allow)
+			return errorf(http.StatusMethodNotAllowed, "method %s not allowed on %s; use %s", r.Method, rt.name, rt.allow)
+		}, nil
+	}
+	return rt.name, id, h, nil
+}
+
+// statusRecorder remembers the status written.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// writeJSON answers v with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.WriteHeader(status)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeError answers err as {"error": "..."}: its status for an apiError,
+// 503 while shutting down, 500 otherwise.
+func (s *server) writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	switch {
+	case errors.As(err, &ae):
+	case errors.Is(err, errShuttingDown), errors.Is(err, index.ErrClosed):
+		ae = &apiError{status: http.StatusServiceUnavailable, msg: "the server is shutting down; retry on its next start"}
+	default:
+		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
+	}
+	writeJSON(w, ae.status, map[string]string{"error": ae.msg})
+}
+
+// params parses the query parameters of r, allowing only the names given.
+// Each may be given once.
+func params(r *http.Request, allowed ...string) (map[string]string, error) {
+	vals, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "malformed query string: %v", err)
+	}
+	out := map[string]string{}
+	for k, v := range vals {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == k
+		}
+		if !ok {
+			if len(allowed) == 0 {
+				return nil, errorf(http.StatusBadRequest, "unknown query parameter %q; this endpoint takes none", k)
+			}
+			return nil, errorf(http.StatusBadRequest, "unknown query parameter %q; this endpoint takes %s", k, strings.Join(allowed, ", "))
+		}
+		if len(v) > 1 {
+			return nil, errorf(http.StatusBadRequest, "query parameter %q given %d times; give it once", k, len(v))
+		}
+		out[k] = v[0]
+	}
+	return out, nil
+}
+
+// queryOptions turns the parameters k, min_similarity and limit into query
+// options; it also returns the distance resolved (k or the index's k).
+func (s *server) queryOptions(p map[string]string) (index.QueryOptions, int, error) {
+	var o index.QueryOptions
+	maxDist := s.maxK
+	if v, ok := p["k"]; ok {
+		k, err := strconv.Atoi(v)
+		if err != nil || k < 0 {
+			return o, 0, errorf(http.StatusBadRequest, "k must be a whole number from 0 to %d, not %q", s.maxK, v)
+		}
+		if k > s.maxK {
+			return o, 0, errorf(http.StatusBadRequest, "k %d is more than the %d bits the index answers exactly; create the index with --max-distance %d to query that far", k, s.maxK, k)
+		}
+		maxDist = k
+		o.MaxDistance = k
+		if k == 0 {
+			o.MaxDistance = index.ZeroDistance
+		}
+	}
+	if v, ok := p["min_similarity"]; ok {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f >= 0 && f <= 1) {
+			return o, 0, errorf(http.StatusBadRequest, "min_similarity must be a number from 0 to 1, not %q", v)
+		}
+		if f > 0 && !s.minHash {
+			return o, 0, errorf(http.StatusBadRequest, "min_similarity needs the MinHash layer, and %s was created without it; create an index with --minhash", s.db)
+		}
+		o.MinSimilarity = f
+	}
+	if v, ok := p["limit"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return o, 0, errorf(http.StatusBadRequest, "limit must be a whole number, 0 for all, not %q", v)
+		}
+		o.Limit = n
+	}
+	return o, maxDist, nil
+}
+
+// readBody reads the whole body, at most maxBody bytes.
+func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.lim.maxBody))
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return nil, errorf(http.StatusRequestEntityTooLarge, "request body is over the limit of %d bytes (--max-body); send fewer documents per request", s.lim.maxBody)
+	}
+	if err != nil {
+		return nil, errorf(http.StatusBadRequest, "reading the request body: %v", err)
+	}
+	return body, nil
+}
+
+// matchRecord is a match as answered: the JSON of simidx query.
+type matchRecord struct {
+	ID         string   `json:"id"`
+	Distance   int      `json:"distance"`
+	Similarity *float64 `json:"similarity,omitempty"`
+}
+
+func matchRecords(ms []index.Match, minHash bool) []matchRecord {
+	out := make([]matchRecord, len(ms))
+	for i, m := range ms {
+		out[i] = matchRecord{ID: m.ID, Distance: m.Distance}
+		if minHash {
+			out[i].Similarity = similarity(m.Similarity)
+		}
+	}
+	return out
+}
+
+// docJSON is a document of an add request.
+type docJSON struct {
+	ID   json.RawMessage `json:"id"`
+	Text *string         `json:"text"`
+}
+
+// parseDocs reads the documents of an add body: a JSON array of objects or
+// a sequence of objects (JSON lines).
+func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, errorf(http.StatusBadRequest, `empty body; send a JSON array or JSON lines of {"id": ..., "text": ...}`)
+	}
+	array := trimmed[0] == '['
+	if !array && trimmed[0] != '{' {
+		return nil, errorf(http.StatusBadRequest, `malformed JSON: the body starts with %q; send a JSON array or JSON lines of {"id": ..., "text": ...}`, trimmed[0])
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	bad := func(n int, err error) error {
+		var se *json.SyntaxError
+		var te *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &se):
+			return errorf(http.StatusBadRequest, "malformed JSON at line %d: %v", lineOf(body, se.Offset), err)
+		case errors.As(err, &te) && te.Field == "":
+			return errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, te.Value)
+		case errors.As(err, &te):
+			return errorf(http.StatusBadRequest, "document %d: field %q must be a %s, not a JSON %s", n, te.Field, fieldKind(te.Field), te.Value)
+		case errors.Is(err, io.EOF) && array:
+			return errorf(http.StatusBadRequest, "malformed JSON: the body ends before the closing ]")
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return errorf(http.StatusBadRequest, "malformed JSON: the body ends in the middle of document %d", n)
+		case strings.HasPrefix(err.Error(), "json: unknown field"):
+			return errorf(http.StatusBadRequest, "document %d: %s; a document has only \"id\" and \"text\"", n, strings.TrimPrefix(err.Error(), "json: "))
+		}
+		return errorf(http.StatusBadRequest, "malformed JSON in document %d: %v", n, err)
+	}
+	if array {
+		if _, err := dec.Token(); err != nil {
+			return nil, bad(1, err)
+		}
+	}
+	var docs []pendingDoc
+	for n := 1; dec.More(); n++ {
+		if n > s.lim.maxDocs {
+			return nil, errorf(http.StatusRequestEntityTooLarge, "more than %d documents in one request (--max-docs); send them in several requests", s.lim.maxDocs)
+		}
+		var d docJSON
+		if err := dec.Decode(&d); err != nil {
+			return nil, bad(n, err)
+		}
+		pd, err := s.checkDoc(n, d)
+		if err != nil {
+			return nil, err
+		}
+		docs = append(docs, pd)
+	}
+	if array {
+		if _, err := dec.Token(); err != nil {
+			return nil, bad(len(docs)+1, err)
+		}
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if err == nil {
+			return nil, errorf(http.StatusBadRequest, "malformed JSON: more after the end of the array")
+		}
+		return nil, bad(len(docs)+1, err)
+	}
+	if len(docs) == 0 {
+		return nil, errorf(http.StatusBadRequest, "no documents in the body")
+	}
+	return docs, nil
+}
+
+// checkDoc validates document n.
+func (s *server) checkDoc(n int, d docJSON) (pendingDoc, error) {
+	if len(d.ID) == 0 || string(d.ID) == "null" {
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: missing "id"`, n)
+	}
+	var id string
+	switch d.ID[0] {
+	case '"':
+		if err := json.Unmarshal(d.ID, &id); err != nil {
+			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: bad "id": %v`, n, err)
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		id = string(d.ID) // a number, as written
+	default:
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" must be a string or a number, not %s`, n, truncate(string(d.ID), 40))
+	}
+	switch {
+	case id == "":
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: empty "id"`, n)
+	case len(id) > index.MaxIDLen:
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" is %d bytes, more than the limit of %d`, n, len(id), index.MaxIDLen)
+	case !utf8.ValidString(id):
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" is not valid UTF-8`, n)
+	case d.Text == nil:
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
+	case len(*d.Text) > s.lim.maxDocBytes:
+		return pendingDoc{}, errorf(http.StatusRequestEntityTooLarge, `document %d (%q): text is %d bytes, more than the limit of %d (--max-doc-bytes)`, n, truncate(id, 60), len(*d.Text), s.lim.maxDocBytes)
+	}
+	return pendingDoc{id: id, text: []byte(*d.Text)}, nil
+}
+
+func fieldKind(field string) string {
+	if field == "id" {
+		return "string or a number"
+	}
+	return "string"
+}
+
+// lineOf returns the line number of byte offset off in b, from 1.
+func lineOf(b []byte, off int64) int {
+	off = min(max(off, 0), int64(len(b)))
+	return bytes.Count(b[:off], []byte{'\n'}) + 1
+}
+
+// handleAdd is POST /v1/documents.
+func (s *server) handleAdd(w http.ResponseWriter, r *http.Request, _ string) error {
+	p, err := params(r, "if_unique", "k", "min_similarity", "limit")
+	if err != nil {
+		return err
+	}
+	req := &addRequest{}
+	if v, ok := p["if_unique"]; ok {
+		if req.ifUnique, err = strconv.ParseBool(v); err != nil {
+			return errorf(http.StatusBadRequest, "if_unique must be true or false, not %q", v)
+		}
+	}
+	if !req.ifUnique {
+		for _, k := range []string{"k", "min_similarity", "limit"} {
+			if _, ok := p[k]; ok {
+				return errorf(http.StatusBadRequest, "query parameter %q applies only with if_unique=true", k)
+			}
+		}
+	}
+	if req.opts, req.maxDist, err = s.queryOptions(p); err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	if req.docs, err = s.parseDocs(body); err != nil {
+		return err
+	}
+	if req.ifUnique {
+		// Analyse here, on the request's goroutine, rather than in the
+		// writer, which checks the documents against its group.
+		f := s.fprs.Get().(*index.Fingerprinter)
+		for i := range req.docs {
+			d := &req.docs[i]
+			fp, sig, bands := f.Analyze(d.text)
+			d.fp, d.sig, d.bands, d.analysed = fp, append([]uint64(nil), sig...), append([]uint64(nil), bands...), true
+		}
+		s.fprs.Put(f)
+	}
+	res := s.w.submit(req)
+	if res.err != nil {
+		return res.err
+	}
+	if len(res.duplicates) > 0 {
+		return writeJSON(w, http.StatusConflict, struct {
+			Error      string      `json:"error"`
+			Added      int         `json:"added"`
+			Duplicates []duplicate `json:"duplicates"`
+		}{
+			Error: fmt.Sprintf("%d of %d %s near duplicates and %s not added",
+				len(res.duplicates), len(req.docs), plural(int64(len(req.docs)), "document has", "documents have"),
+				plural(int64(len(res.duplicates)), "was", "were")),
+			Added:      res.added,
+			Duplicates: res.duplicates,
+		})
+	}
+	return writeJSON(w, http.StatusOK, map[string]int{"added": res.added})
+}
+
+// queryJSON is the body of POST /v1/query.
+type queryJSON struct {
+	Text        *string `json:"text"`
+	Fingerprint *string `json:"fingerprint"`
+}
+
+// handleQuery is POST /v1/query.
+func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) error {
+	p, err := params(r, "k", "min_similarity", "limit")
+	if err != nil {
+		return err
+	}
+	opts, _, err := s.queryOptions(p)
+	if err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	var q queryJSON
+	ct := r.Header.Get("Content-Type")
+	if strings.HasPrefix(ct, "text/plain") {
+		t := string(body)
+		q.Text = &t
+	} else {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&q); err != nil {
+			var se *json.SyntaxError
+			switch {
+			case errors.Is(err, io.EOF):
+				return errorf(http.StatusBadRequest, `empty body; send {"text": "..."} or {"fingerprint": "HEX"}`)
+			case errors.As(err, &se):
+				return errorf(http.StatusBadRequest, "malformed JSON at line %d: %v", lineOf(body, se.Offset), err)
+			case strings.HasPrefix(err.Error(), "json: unknown field"):
+				return errorf(http.StatusBadRequest, `%s; a query has "text" or "fingerprint"`, strings.TrimPrefix(err.Error(), "json: "))
+			}
+			return errorf(http.StatusBadRequest, "malformed JSON: %v", err)
+		}
+		if _, err := dec.Token(); err != io.EOF {
+			return errorf(http.StatusBadRequest, "malformed JSON: more after the query object")
+		}
+	}
+	var ms []index.Match
+	switch {
+	case q.Text != nil && q.Fingerprint != nil:
+		return errorf(http.StatusBadRequest, `give "text" or "fingerprint", not both`)
+	case q.Text != nil:
+		if len(*q.Text) > s.lim.maxDocBytes {
+			return errorf(http.StatusRequestEntityTooLarge, "text is %d bytes, more than the limit of %d (--max-doc-bytes)", len(*q.Text), s.lim.maxDocBytes)
+		}
+		ms, err = s.x.Query([]byte(*q.Text), &opts)
+	case q.Fingerprint != nil:
+		fp, ok := parseHex(*q.Fingerprint)
+		if !ok {
+			return errorf(http.StatusBadRequest, `"fingerprint" wants 1 to 16 hexadecimal digits, not %q`, truncate(*q.Fingerprint, 40))
+		}
+		if opts.MinSimilarity > 0 {
+			return errorf(http.StatusBadRequest, "min_similarity cannot be used with a fingerprint: a fingerprint has no MinHash signature")
+		}
+		ms, err = s.x.QueryFingerprint(fp, &opts)
+	default:
+		return errorf(http.StatusBadRequest, `missing "text" or "fingerprint"`)
+	}
+	if err != nil {
+		return err
+	}
+	// A fingerprint has no signature: no similarity to report.
+	return writeJSON(w, http.StatusOK, map[string]any{"matches": matchRecords(ms, s.minHash && q.Text != nil)})
+}
+
+// handleSimilar is GET /v1/documents/{id}/similar.
+func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string) error {
+	p, err := params(r, "k", "min_similarity", "limit")
+	if err != nil {
+		return err
+	}
+	opts, _, err := s.queryOptions(p)
+	if err != nil {
+		return err
+	}
+	ms, err := s.x.QueryID(id, &opts)
+	switch {
+	case errors.Is(err, index.ErrNotFound):
+		return errorf(http.StatusNotFound, "no document %q in the index", id)
+	case errors.Is(err, index.ErrSettings):
+		return errorf(http.StatusBadRequest, "%v", err)
+	case err != nil:
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, s.minHash)})
+}
+
+// handleGet is GET /v1/documents/{id}.
+func (s *server) handleGet(w http.ResponseWriter, r *http.Request, id string) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	d, err := s.x.Get(id)
+	if errors.Is(err, index.ErrNotFound) {
+		return errorf(http.StatusNotFound, "no document %q in the index", id)
+	}
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, struct {
+		ID          string `json:"id"`
+		Fingerprint string `json:"fingerprint"`
+		Precomputed bool   `json:"precomputed,omitempty"`
+	}{d.ID, hex16(d.Fingerprint), d.Precomputed})
+}
+
+// handleDelete is DELETE /v1/documents/{id}.
+func (s *server) handleDelete(w http.ResponseWriter, r *http.Request, id string) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	n, err := s.x.Delete(id)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return errorf(http.StatusNotFound, "no document %q in the index", id)
+	}
+	s.met.deleted.Add(int64(n))
+	return writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+}
+
+// handleStats is GET /v1/stats: the JSON of simidx stats.
+func (s *server) handleStats(w http.ResponseWriter, r *http.Request, _ string) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	st, err := s.x.Stats()
+	if err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, statsRecord{Path: s.db, Stats: st, Text: s.x.Settings().Text})
+}
+
+// handleHealth is GET /healthz.
+func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ string) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.x.Len()})
+}
+
+// handleMetrics is GET /metrics.
+func (s *server) handleMetrics(w http.ResponseWriter, r *http.Request, _ string) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	s.met.write(&b, s)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(b.Bytes())
+	return err
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// latencyBuckets are the upper bounds, in seconds, of the request and
+// commit latency histograms.
+var latencyBuckets = []float64{0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10}
+
+// groupBuckets are the upper bounds of the documents-per-commit histogram.
+var groupBuckets = []float64{1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096, 16384}
+
+// histogram is a Prometheus histogram updated with atomics.
+type histogram struct {
+	bounds []float64
+	counts []atomic.Int64 // per bucket, not cumulative; the last is +Inf
+	sum    atomic.Uint64  // float64 bits
+	count  atomic.Int64
+}
+
+func newHistogram(bounds []float64) *histogram {
+	return &histogram{bounds: bounds, counts: make([]atomic.Int64, len(bounds)+1)}
+}
+
+func (h *histogram) observe(v float64) {
+	i, _ := slices.BinarySearch(h.bounds, v)
+	h.counts[i].Add(1)
+	h.count.Add(1)
+	for {
+		old := h.sum.Load()
+		if h.sum.CompareAndSwap(old, f64bits(f64frombits(old)+v)) {
+			return
+		}
+	}
+}
+
+// write writes the series of h named name with the labels (`k="v",...`).
+func (h *histogram) write(w io.Writer, name, labels string) {
+	sep := ""
+	if labels != "" {
+		sep = ","
+	}
+	var cum int64
+	for i, b := range h.bounds {
+		cum += h.counts[i].Load()
+		fmt.Fprintf(w, "%s_bucket{%s%sle=%q} %d\n", name, labels, sep, strconv.FormatFloat(b, 'g', -1, 64), cum)
+	}
+	cum += h.counts[len(h.bounds)].Load()
+	fmt.Fprintf(w, "%s_bucket{%s%sle=\"+Inf\"} %d\n", name, labels, sep, cum)
+	if labels != "" {
+		labels = "{" + labels + "}"
+	}
+	fmt.Fprintf(w, "%s_sum%s %s\n", name, labels, strconv.FormatFloat(f64frombits(h.sum.Load()), 'g', -1, 64))
+	fmt.Fprintf(w, "%s_count%s %d\n", name, labels, h.count.Load())
+}
+
+// requestKey labels the series of one kind of request.
+type requestKey struct {
+	method, route string
+	code          int
+}
+
+// metrics are the server's counters, exported at /metrics.
+type metrics struct {
+	mu       sync.Mutex
+	requests map[requestKey]*histogram
+
+	commits      atomic.Int64
+	commitErrors atomic.Int64
+	commitTime   *histogram
+	groupSize    *histogram
+	added        atomic.Int64
+	addedBytes   atomic.Int64
+	rejected     atomic.Int64
+	deleted      atomic.Int64
+	start        time.Time
+}
+
+func newMetrics() *metrics {
+	return &metrics{
+		requests:   map[requestKey]*histogram{},
+		commitTime: newHistogram(latencyBuckets),
+		groupSize:  newHistogram(groupBuckets),
+		start:      time.Now(),
+	}
+}
+
+// request records a request answered with code after d.
+func (m *metrics) request(method, route string, code int, d time.Duration) {
+	switch method {
+	case "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS":
+	default:
+		method = "other"
+	}
+	k := requestKey{method, route, code}
+	m.mu.Lock()
+	h := m.requests[k]
+	if h == nil {
+		h = newHistogram(latencyBuckets)
+		m.requests[k] = h
+	}
+	m.mu.Unlock()
+	h.observe(d.Seconds())
+}
+
+// commit records a group commit of n documents of size bytes.
+func (m *metrics) commit(n int, bytes int64, d time.Duration, err error) {
+	if err != nil {
+		m.commitErrors.Add(1)
+		return
+	}
+	m.commits.Add(1)
+	m.commitTime.observe(d.Seconds())
+	m.groupSize.observe(float64(n))
+	m.added.Add(int64(n))
+	m.addedBytes.Add(bytes)
+}
+
+// write writes every metric in the Prometheus text format.
+func (m *metrics) write(w io.Writer, s *server) {
+	m.mu.Lock()
+	keys := make([]requestKey, 0, len(m.requests))
+	for k := range m.requests {
+		keys = append(keys, k)
+	}
+	m.mu.Unlock()
+	slices.SortFunc(keys, func(a, b requestKey) int {
+		return cmp.Or(cmp.Compare(a.route, b.route), cmp.Compare(a.method, b.method), cmp.Compare(a.code, b.code))
+	})
+	hists := make([]*histogram, len(keys))
+	m.mu.Lock()
+	for i, k := range keys {
+		hists[i] = m.requests[k]
+	}
+	m.mu.Unlock()
+	labels := func(k requestKey) string {
+		return fmt.Sprintf("method=%q,route=%q,code=\"%d\"", k.method, k.route, k.code)
+	}
+
+	fmt.Fprintln(w, "# HELP simidx_http_requests_total HTTP requests answered, by method, route and status code.")
+	fmt.Fprintln(w, "# TYPE simidx_http_requests_total counter")
+	for i, k := range keys {
+		fmt.Fprintf(w, "simidx_http_requests_total{%s} %d\n", labels(k), hists[i].count.Load())
+	}
+	fmt.Fprintln(w, "# HELP simidx_http_request_duration_seconds Time to answer HTTP requests, by method, route and status code.")
+	fmt.Fprintln(w, "# TYPE simidx_http_request_duration_seconds histogram")
+	for i, k := range keys {
+		hists[i].write(w, "simidx_http_request_duration_seconds", labels(k))
+	}
+
+	gauge := func(name, help string, v any) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s gauge\n%s %v\n", name, help, name, name, v)
+	}
+	counter := func(name, help string, v int64) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
+	}
+	gauge("simidx_documents", "Documents in the index.", s.x.Len())
+	var size int64
+	if fi, err := os.Stat(s.db); err == nil {
+		size = fi.Size()
+	}
+	gauge("simidx_index_file_bytes", "Size of the index file in bytes.", size)
+	counter("simidx_documents_added_total", "Documents added or replaced since the server started.", m.added.Load())
+	counter("simidx_documents_added_bytes_total", "Text bytes of the documents added since the server started.", m.addedBytes.Load())
+	counter("simidx_documents_rejected_total", "Documents refused by if_unique because of a near duplicate.", m.rejected.Load())
+	counter("simidx_documents_deleted_total", "Documents deleted since the server started.", m.deleted.Load())
+	counter("simidx_commits_total", "Group commits of added documents.", m.commits.Load())
+	counter("simidx_commit_errors_total", "Group commits that failed (their requests were answered 500).", m.commitErrors.Load())
+	fmt.Fprintln(w, "# HELP simidx_commit_duration_seconds Time of a group commit, fsync included.")
+	fmt.Fprintln(w, "# TYPE simidx_commit_duration_seconds histogram")
+	m.commitTime.write(w, "simidx_commit_duration_seconds", "")
+	fmt.Fprintln(w, "# HELP simidx_commit_documents Documents per group commit.")
+	fmt.Fprintln(w, "# TYPE simidx_commit_documents histogram")
+	m.groupSize.write(w, "simidx_commit_documents", "")
+	gauge("simidx_uptime_seconds", "Seconds since the server started.", strconv.FormatFloat(time.Since(m.start).Seconds(), 'f', 3, 64))
+}
+
+func f64bits(f float64) uint64     { return math.Float64bits(f) }
+func f64frombits(b uint64) float64 { return math.Float64frombits(b) }
