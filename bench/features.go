@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math/bits"
 	"os"
 	"text/tabwriter"
 
@@ -15,7 +14,7 @@ import (
 
 // featuresMain compares simhash feature choices on a corpus against its
 // exact ground truth: recall of the pairs with shingle Jaccard >= 0.8 (and
-// >= 0.5) within k bits, and precision of all pairs within k bits (a pair
+// >= 0.5) within k bits, and precision and F1 for the pairs >= 0.8 (a pair
 // within k whose Jaccard is below 0.5 is a false positive; 0.5 to 0.8 is
 // neither).
 func featuresMain(args []string) error {
@@ -26,17 +25,46 @@ func featuresMain(args []string) error {
 	if *corpus == "" {
 		return fmt.Errorf("features: -corpus is required")
 	}
-	docs, err := testcorpus.Load(*corpus)
+	spec := corpusSpec{Name: *corpus, Unit: *truth, Size: 5}
+	r, err := runFeatures(spec, *corpus)
 	if err != nil {
 		return err
 	}
-	topts := shingle.Options{}
-	if *truth == "chars" {
-		topts = shingle.Options{Unit: shingle.Chars, Size: 5}
+	fmt.Printf("machine: %s\n", machine())
+	fmt.Printf("corpus: %s, %d documents; ground truth: %d pairs with %s Jaccard >= 0.5 (exact join)\n\n",
+		*corpus, r.Docs, r.Pairs, spec)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "FEATURES\tK\tRECALL J>=0.8\tRECALL J>=0.5\tPAIRS WITHIN K\tPRECISION (J>=0.8, 0.5-0.8 grey)\tF1 (J>=0.8)")
+	for _, row := range r.Rows {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%d\t%.3f\t%.3f\n", row.Features, row.K, row.Recall8, row.Recall5, row.Reported, row.Precision, row.F1)
 	}
-	sh, err := shingle.NewShingler(&topts)
+	return tw.Flush()
+}
+
+// featureRow is the score of one feature choice at one k.
+type featureRow struct {
+	Features         string
+	K                int
+	Recall8, Recall5 float64
+	Reported         int
+	Precision, F1    float64
+}
+
+type featuresResult struct {
+	Docs, Pairs int
+	Rows        []featureRow
+}
+
+// runFeatures scores simhash feature choices on a corpus against its exact
+// ground truth at k = 3 and 6.
+func runFeatures(spec corpusSpec, path string) (*featuresResult, error) {
+	docs, err := testcorpus.Load(path)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	sh, err := spec.shingler()
+	if err != nil {
+		return nil, err
 	}
 	sets := make([][]uint64, len(docs))
 	for i, d := range docs {
@@ -44,11 +72,9 @@ func featuresMain(args []string) error {
 	}
 	gt := map[eval.Pair]float64{}
 	if err := eval.Join(sets, 0.5, func(i, j int, s float64) { gt[eval.Pair{A: i, B: j}] = s }); err != nil {
-		return err
+		return nil, err
 	}
-	fmt.Printf("machine: %s\n", machine())
-	fmt.Printf("corpus: %s, %d documents; ground truth: %d pairs with %s-shingle Jaccard >= 0.5 (exact join)\n\n",
-		*corpus, len(docs), len(gt), *truth)
+	res := &featuresResult{Docs: len(docs), Pairs: len(gt)}
 	configs := []struct {
 		name string
 		opts simhash.Options
@@ -59,12 +85,10 @@ func featuresMain(args []string) error {
 		{"shingles of 3", simhash.Options{Features: simhash.Shingles, ShingleSize: 3}},
 		{"mfonda words", simhash.Options{}},
 	}
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "FEATURES\tK\tRECALL J>=0.8\tRECALL J>=0.5\tPAIRS WITHIN K\tPRECISION\tF1 (J>=0.8)")
 	for _, c := range configs {
 		h, err := simhash.NewHasher(&c.opts)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		fps := make([]uint64, len(docs))
 		for i, d := range docs {
@@ -74,26 +98,18 @@ func featuresMain(args []string) error {
 				fps[i] = h.Sum64([]byte(d.Text))
 			}
 		}
+		dist := pairsWithin(fps, 6)
 		for _, k := range []int{3, 6} {
 			reported := map[eval.Pair]bool{}
-			for a := range fps {
-				for b := a + 1; b < len(fps); b++ {
-					if bits.OnesCount64(fps[a]^fps[b]) <= k {
-						reported[eval.Pair{A: a, B: b}] = true
-					}
+			for p, d := range dist {
+				if d <= k {
+					reported[p] = true
 				}
 			}
 			c8 := eval.Score(gt, reported, 0.8, 0.5)
 			c5 := eval.Score(gt, reported, 0.5, 0.5)
-			fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%d\t%.3f\t%.3f\n", c.name, k, c8.Recall(), c5.Recall(), len(reported), c5.Precision(), f1(c8.Recall(), c5.Precision()))
+			res.Rows = append(res.Rows, featureRow{c.name, k, c8.Recall(), c5.Recall(), len(reported), c8.Precision(), c8.F1()})
 		}
 	}
-	return tw.Flush()
-}
-
-func f1(r, p float64) float64 {
-	if r+p == 0 {
-		return 0
-	}
-	return 2 * r * p / (r + p)
+	return res, nil
 }

@@ -25,9 +25,46 @@ func fingerprintsMain(args []string) error {
 	if *corpus == "" {
 		return fmt.Errorf("fingerprints: -corpus is required")
 	}
-	docs, err := testcorpus.Load(*corpus)
+	r, err := runFingerprints(*corpus, *rounds)
 	if err != nil {
 		return err
+	}
+	fmt.Printf("machine: %s\n", machine())
+	fmt.Printf("corpus: %s, %d documents, %.1f MB; one goroutine, best of %d rounds\n\n", r.Corpus, r.Docs, float64(r.Bytes)/1e6, r.Rounds)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "GROUP\tIMPLEMENTATION\tMB/s\tvs best peer")
+	for _, row := range r.Rows {
+		ratio := ""
+		if row.Ours && row.VsPeer > 0 {
+			ratio = fmt.Sprintf("%.2fx", row.VsPeer)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\n", row.Group, row.Name, row.MBs, ratio)
+	}
+	return tw.Flush()
+}
+
+// fpRow is the throughput of one implementation.
+type fpRow struct {
+	Group, Name string
+	Ours        bool
+	MBs         float64
+	VsPeer      float64 // ours: MB/s over the best peer's of the group
+}
+
+type fpResult struct {
+	Corpus string
+	Docs   int
+	Bytes  int64
+	Rounds int
+	Rows   []fpRow
+}
+
+// runFingerprints times every implementation on the same documents, one
+// goroutine, the best of rounds passes after a warm-up pass.
+func runFingerprints(corpus string, rounds int) (*fpResult, error) {
+	docs, err := testcorpus.Load(corpus)
+	if err != nil {
+		return nil, err
 	}
 	texts := make([][]byte, len(docs))
 	var size int64
@@ -72,17 +109,13 @@ func fingerprintsMain(args []string) error {
 			sink ^= m.Signature()[0]
 		}},
 	}
-	fmt.Printf("machine: %s\n", machine())
-	fmt.Printf("corpus: %s, %d documents, %.1f MB; one goroutine, best of %d rounds\n\n", *corpus, len(docs), float64(size)/1e6, *rounds)
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "GROUP\tIMPLEMENTATION\tMB/s\tvs best peer")
 	results := map[string]float64{}
 	peerBest := map[string]float64{}
 	for _, im := range impls {
 		for _, t := range texts { // warm up
 			im.run(t)
 		}
-		d := best(*rounds, func() {
+		d := best(rounds, func() {
 			for _, t := range texts {
 				im.run(t)
 			}
@@ -93,15 +126,16 @@ func fingerprintsMain(args []string) error {
 			peerBest[im.group] = max(peerBest[im.group], mbs)
 		}
 	}
+	res := &fpResult{Corpus: corpus, Docs: len(docs), Bytes: size, Rounds: rounds}
 	for _, im := range impls {
-		ratio := ""
-		if isOurs(im.name) && peerBest[im.group] > 0 {
-			ratio = fmt.Sprintf("%.1fx", results[im.name]/peerBest[im.group])
+		row := fpRow{Group: im.group, Name: im.name, Ours: isOurs(im.name), MBs: results[im.name]}
+		if row.Ours && peerBest[im.group] > 0 {
+			row.VsPeer = results[im.name] / peerBest[im.group]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.1f\t%s\n", im.group, im.name, results[im.name], ratio)
+		res.Rows = append(res.Rows, row)
 	}
 	_ = sink
-	return tw.Flush()
+	return res, nil
 }
 
 func isOurs(name string) bool { return len(name) > 6 && name[:6] == "simidx" }

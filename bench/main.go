@@ -4,6 +4,10 @@
 //	go run . index [-n 1000000] [-k 3] [-queries 20000] [-dir DIR] [-cold]
 //	go run . fingerprints -corpus FILE.jsonl [-rounds 3]
 //	go run . features -corpus FILE.jsonl [-truth words|chars]
+//	go run . truth -corpus FILE.jsonl [-unit words|chars] [-size 5] [-variants]
+//	go run . planted -corpus FILE.jsonl [-unit words|chars] [-size 5] [-docs 200]
+//	go run . e2e -corpus FILE.jsonl [-rounds 2]
+//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
 // load time, bytes on disk, query latency (p50/p99) beside a brute-force
@@ -17,6 +21,18 @@
 // features: recall and precision of simhash fingerprints at k = 3 and 6
 // for several feature choices, against the exact shingle-Jaccard ground
 // truth of the corpus (an exact similarity join).
+//
+// truth: precision, recall and F1 of simhash (k = 0..8) and of the MinHash
+// layer (thresholds 0.5..0.9) per Jaccard bin, against every pair with
+// shingle Jaccard >= 0.5 found by an exact similarity join.
+//
+// planted: recall versus Hamming distance on documents with planted edits
+// of every kind at a range of rates, each pair's true Jaccard measured.
+//
+// e2e: builds the simidx command and times `simidx index` on a corpus.
+//
+// all: runs everything on the corpora of a directory and writes
+// docs/benchmarks.md and the SVG charts of docs/charts.
 //
 // Corpora are JSONL files of {"id", "text"} objects, as written by
 // shared/corpora/fetch.sh.
@@ -35,6 +51,10 @@ var commands = map[string]func(args []string) error{
 	"index":        indexMain,
 	"fingerprints": fingerprintsMain,
 	"features":     featuresMain,
+	"truth":        truthMain,
+	"planted":      plantedMain,
+	"e2e":          e2eMain,
+	"all":          allMain,
 }
 
 func main() {

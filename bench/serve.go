@@ -1,0 +1,420 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"iter"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/simidx/simidx/index"
+)
+
+func init() { commands["serve"] = serveMain }
+
+// serveConfig says what runServe measures.
+type serveConfig struct {
+	N          int           // precomputed fingerprints loaded before the test
+	Texts      int           // documents with text loaded before the test, queried with edits
+	Clients    int           // concurrent HTTP clients
+	Duration   time.Duration // length of each phase
+	MaxOps     int           // most requests per phase
+	Batch      int           // documents per add request
+	AddShare   float64       // share of adds in the mixed phase
+	Phases     []string
+	Dir        string
+	NoSync     bool
+	GroupDelay time.Duration
+	Bin        string
+}
+
+// serveMain is the serve subcommand: build an index of n documents, start
+// simidx serve on it on a loopback port, and run a bounded load test of
+// queries, durable adds and a mix of both.
+func serveMain(args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ExitOnError)
+	var c serveConfig
+	fs.IntVar(&c.N, "n", 1_000_000, "documents in the index (precomputed fingerprints)")
+	fs.IntVar(&c.Texts, "texts", 10_000, "documents with text added before the test; queries are edited copies of them")
+	fs.IntVar(&c.Clients, "clients", 16, "concurrent clients")
+	fs.DurationVar(&c.Duration, "duration", 10*time.Second, "length of each phase")
+	fs.IntVar(&c.MaxOps, "max-requests", 2_000_000, "most requests per phase")
+	fs.IntVar(&c.Batch, "batch", 1, "documents per add request")
+	fs.Float64Var(&c.AddShare, "add-share", 0.2, "share of add requests in the mixed phase")
+	phases := fs.String("phases", "query,add,mixed", "phases to run, in order: query, add, mixed")
+	fs.StringVar(&c.Dir, "dir", "", "directory for the index file (default a temporary one)")
+	fs.BoolVar(&c.NoSync, "no-sync", false, "run the server with --no-sync (adds are then not durable)")
+	fs.DurationVar(&c.GroupDelay, "group-delay", 0, "the server's --group-delay")
+	fs.StringVar(&c.Bin, "bin", "", "simidx binary to run (default: built from ../cmd/simidx)")
+	fs.Parse(args)
+	c.Phases = strings.Split(*phases, ",")
+	for _, p := range c.Phases {
+		if p != "query" && p != "add" && p != "mixed" {
+			return fmt.Errorf("unknown phase %q; the phases are query, add and mixed", p)
+		}
+	}
+	if c.Clients <= 0 || c.Batch <= 0 || c.Duration <= 0 || c.MaxOps <= 0 {
+		return errors.New("-clients, -batch, -duration and -max-requests must be positive")
+	}
+	return runServe(c, os.Stdout)
+}
+
+// words is the vocabulary of generated documents.
+var words = func() []string {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const letters = "abcdefghijklmnopqrstuvwxyz"
+	ws := make([]string, 5000)
+	for i := range ws {
+		b := make([]byte, 3+rng.IntN(7))
+		for j := range b {
+			b[j] = letters[rng.IntN(len(letters))]
+		}
+		ws[i] = string(b)
+	}
+	return ws
+}()
+
+// genText returns a classified-ad-sized text of 30 to 80 words.
+func genText(rng *rand.Rand) string {
+	n := 30 + rng.IntN(51)
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(words[rng.IntN(len(words))])
+	}
+	return b.String()
+}
+
+// editText replaces one word of text.
+func editText(rng *rand.Rand, text string) string {
+	ws := strings.Fields(text)
+	ws[rng.IntN(len(ws))] = words[rng.IntN(len(words))]
+	return strings.Join(ws, " ")
+}
+
+// latencies collects the latencies of one kind of request.
+type latencies struct {
+	mu   sync.Mutex
+	d    []time.Duration
+	docs int64
+	errs int64
+	err  error // the first error
+}
+
+func (l *latencies) add(ds []time.Duration, docs, errs int64, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.d = append(l.d, ds...)
+	l.docs += docs
+	l.errs += errs
+	if l.err == nil {
+		l.err = err
+	}
+}
+
+func (l *latencies) quantile(q float64) time.Duration {
+	if len(l.d) == 0 {
+		return 0
+	}
+	return l.d[min(int(q*float64(len(l.d))), len(l.d)-1)]
+}
+
+func runServe(c serveConfig, w io.Writer) error {
+	dir := c.Dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "simidx-bench-serve")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		dir = d
+	}
+	bin := c.Bin
+	if bin == "" {
+		bin = filepath.Join(dir, "simidx")
+		build := exec.Command("go", "build", "-o", bin, "./cmd/simidx")
+		build.Dir = ".."
+		build.Stderr = os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("building simidx (run from bench/): %v", err)
+		}
+	}
+	path := filepath.Join(dir, "serve.simidx")
+	os.Remove(path)
+	defer os.Remove(path)
+
+	// The index: n random fingerprints, loaded sorted into an empty index,
+	// then c.Texts documents with text, whose edited copies are queried.
+	start := time.Now()
+	x, err := index.Open(path, &index.Options{Settings: &index.Settings{ExpectedDocs: c.N}})
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var fps iter.Seq2[index.Doc, error] = func(yield func(index.Doc, error) bool) {
+		for i := range c.N {
+			if !yield(index.Doc{ID: fmt.Sprintf("fp%09d", i), Fingerprint: rng.Uint64(), Precomputed: true}, nil) {
+				return
+			}
+		}
+	}
+	if _, err := x.Load(context.Background(), fps, nil); err != nil {
+		x.Close()
+		return err
+	}
+	texts := make([]string, c.Texts)
+	for i := range texts {
+		texts[i] = genText(rng)
+	}
+	var docs iter.Seq2[index.Doc, error] = func(yield func(index.Doc, error) bool) {
+		for i, t := range texts {
+			if !yield(index.Doc{ID: fmt.Sprintf("text%06d", i), Text: []byte(t)}, nil) {
+				return
+			}
+		}
+	}
+	if _, err := x.Load(context.Background(), docs, nil); err != nil {
+		x.Close()
+		return err
+	}
+	total := x.Len()
+	if err := x.Close(); err != nil {
+		return err
+	}
+	loadTime := time.Since(start)
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+
+	// The server, as a process on a loopback port.
+	args := []string{"serve", "--db", path, "--addr", "127.0.0.1:0", "--group-delay", c.GroupDelay.String()}
+	if c.NoSync {
+		args = append(args, "--no-sync")
+	}
+	srv := exec.Command(bin, args...)
+	stderr, err := srv.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer srv.Process.Kill()
+	sc := bufio.NewScanner(stderr)
+	base := ""
+	for sc.Scan() {
+		if _, rest, ok := strings.Cut(sc.Text(), "listening on "); ok {
+			base, _, _ = strings.Cut(rest, " ")
+			break
+		}
+	}
+	if base == "" {
+		return errors.New("simidx serve did not start")
+	}
+	go io.Copy(io.Discard, stderr)
+
+	client := &http.Client{
+		Timeout:   30 * time.Second,
+		Transport: &http.Transport{MaxIdleConns: 4 * c.Clients, MaxIdleConnsPerHost: 4 * c.Clients, DisableCompression: true},
+	}
+	fmt.Fprintf(w, "machine: %s\n", machine())
+	fmt.Fprintf(w, "index: %d documents (%d precomputed fingerprints, %d texts of 30-80 words), %.1f MB, built in %.1fs\n",
+		total, c.N, c.Texts, float64(fi.Size())/1e6, loadTime.Seconds())
+	mode := "durable: fsync per group commit"
+	if c.NoSync {
+		mode = "--no-sync: adds NOT durable"
+	}
+	fmt.Fprintf(w, "server: simidx serve, separate process on loopback, %s, --group-delay %s\n", mode, c.GroupDelay)
+	fmt.Fprintf(w, "load: %d clients (keep-alive), %d document(s) per add, each phase at most %s and %d requests\n\n",
+		c.Clients, c.Batch, c.Duration, c.MaxOps)
+
+	// Warm up: touch the tables.
+	warm := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		if _, err := post(client, base+"/v1/query", queryBody(editText(warm, texts[warm.IntN(len(texts))]))); err != nil {
+			return fmt.Errorf("warm-up query: %v", err)
+		}
+	}
+
+	var added atomic.Int64
+	fmt.Fprintf(w, "%-6s %-6s %9s %10s %10s %9s %9s %9s %7s\n", "PHASE", "OP", "REQUESTS", "REQ/S", "DOCS/S", "P50", "P99", "MAX", "ERRORS")
+	for pi, phase := range c.Phases {
+		share := map[string]float64{"query": 0, "add": 1, "mixed": c.AddShare}[phase]
+		var q, a latencies
+		var ops atomic.Int64
+		deadline := time.Now().Add(c.Duration)
+		t0 := time.Now()
+		var wg sync.WaitGroup
+		for ci := range c.Clients {
+			wg.Go(func() {
+				rng := rand.New(rand.NewPCG(uint64(pi), uint64(ci)))
+				var qd, ad []time.Duration
+				var qerr, aerr error
+				var qe, ae, adocs int64
+				for ops.Add(1) <= int64(c.MaxOps) && time.Now().Before(deadline) {
+					if rng.Float64() < share {
+						var b bytes.Buffer
+						b.WriteByte('[')
+						for j := range c.Batch {
+							if j > 0 {
+								b.WriteByte(',')
+							}
+							id := fmt.Sprintf("new-%d-%d-%d", pi, ci, added.Add(1))
+							d, _ := json.Marshal(map[string]string{"id": id, "text": genText(rng)})
+							b.Write(d)
+						}
+						b.WriteByte(']')
+						t := time.Now()
+						_, err := post(client, base+"/v1/documents", b.Bytes())
+						ad = append(ad, time.Since(t))
+						if err != nil {
+							ae++
+							aerr = cmpErr(aerr, err)
+						} else {
+							adocs += int64(c.Batch)
+						}
+					} else {
+						var text string
+						if rng.IntN(2) == 0 {
+							text = editText(rng, texts[rng.IntN(len(texts))])
+						} else {
+							text = genText(rng)
+						}
+						body := queryBody(text)
+						t := time.Now()
+						_, err := post(client, base+"/v1/query", body)
+						qd = append(qd, time.Since(t))
+						if err != nil {
+							qe++
+							qerr = cmpErr(qerr, err)
+						}
+					}
+				}
+				q.add(qd, 0, qe, qerr)
+				a.add(ad, adocs, ae, aerr)
+			})
+		}
+		wg.Wait()
+		el := time.Since(t0)
+		for _, r := range []struct {
+			op string
+			l  *latencies
+		}{{"query", &q}, {"add", &a}} {
+			if len(r.l.d) == 0 {
+				continue
+			}
+			slices.Sort(r.l.d)
+			docs := float64(r.l.docs) / el.Seconds()
+			if r.op == "query" {
+				docs = float64(len(r.l.d)) / el.Seconds()
+			}
+			fmt.Fprintf(w, "%-6s %-6s %9d %10.0f %10.0f %9s %9s %9s %7d\n", phase, r.op, len(r.l.d),
+				float64(len(r.l.d))/el.Seconds(), docs, ms(r.l.quantile(0.5)), ms(r.l.quantile(0.99)), ms(r.l.d[len(r.l.d)-1]), r.l.errs)
+			if r.l.err != nil {
+				fmt.Fprintf(w, "       first %s error: %v\n", r.op, r.l.err)
+			}
+		}
+	}
+
+	// The server's own view: commits and the documents it holds.
+	m, err := get(client, base+"/metrics")
+	if err != nil {
+		return err
+	}
+	commits, groupDocs := metricValue(m, "simidx_commits_total"), metricValue(m, "simidx_commit_documents_sum")
+	commitSum := metricValue(m, "simidx_commit_duration_seconds_sum")
+	if commits > 0 {
+		fmt.Fprintf(w, "\ngroup commits: %.0f, %.1f documents and %.2f ms each on average\n", commits, groupDocs/commits, 1000*commitSum/commits)
+	}
+	h, err := get(client, base+"/healthz")
+	if err != nil {
+		return err
+	}
+	var hv struct{ Documents int }
+	json.Unmarshal(h, &hv)
+	fmt.Fprintf(w, "documents at the end: %d (%d before, %d added)\n", hv.Documents, total, hv.Documents-total)
+
+	// Graceful stop: SIGTERM, then the server closes the index.
+	srv.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- srv.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return fmt.Errorf("simidx serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		return errors.New("simidx serve did not stop within 30s")
+	}
+	return nil
+}
+
+func queryBody(text string) []byte {
+	b, _ := json.Marshal(map[string]string{"text": text})
+	return b
+}
+
+// post sends body and returns the answer, or an error unless it is 200.
+func post(c *http.Client, url string, body []byte) ([]byte, error) {
+	resp, err := c.Post(url, "application/json", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("status %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	return b, nil
+}
+
+func get(c *http.Client, url string) ([]byte, error) {
+	resp, err := c.Get(url)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(resp.Body)
+}
+
+// metricValue returns the value of an unlabelled metric in a Prometheus
+// text exposition.
+func metricValue(m []byte, name string) float64 {
+	for line := range strings.Lines(string(m)) {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			var f float64
+			fmt.Sscan(v, &f)
+			return f
+		}
+	}
+	return 0
+}
+
+func cmpErr(old, err error) error {
+	if old != nil {
+		return old
+	}
+	return err
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.2fms", float64(d)/1e6) }
