@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/simidx/simidx/shingle"
 	"github.com/simidx/simidx/simhash"
@@ -14,12 +15,34 @@ import (
 // index with every default made explicit, so a later change of defaults
 // never changes what an existing index means.
 type TextSettings struct {
-	// Method is how the 64-bit fingerprint in the permuted tables is made:
-	// MethodSimhash (the default), MethodDOM or MethodMfonda.
+	// Method is how the index matches documents: MethodSimhash (the
+	// default), MethodDOM or MethodMfonda choose the 64-bit fingerprint in
+	// the permuted tables; MethodNshash and MethodShort keep the simhash
+	// fingerprint and add postings of a set of hashes per document, with
+	// their own match rule (see QueryOptions).
 	Method Method `json:"method"`
 	// DOMDecay is the weight factor per level of nesting with MethodDOM; 0
 	// means simhash.DefaultDOMDecay (0.45).
 	DOMDecay float64 `json:"dom_decay,omitempty"`
+	// Sentences is the number of longest sentences hashed per document with
+	// MethodNshash, 1 to MaxSetSize; 0 means DefaultSentences (5).
+	Sentences int `json:"sentences,omitempty"`
+	// SentenceEnds are the characters that end a sentence with
+	// MethodNshash; empty means shingle.DefaultSentenceEnds.
+	SentenceEnds string `json:"sentence_ends,omitempty"`
+	// Words is the number of longest distinct words hashed per document
+	// with MethodShort, 1 to MaxSetSize; 0 means DefaultWords (15).
+	Words int `json:"words,omitempty"`
+	// MinLetters is the fewest letters of a word MethodShort hashes; 0
+	// means DefaultMinLetters (4).
+	MinLetters int `json:"min_letters,omitempty"`
+	// MinShared is the fewest word hashes two documents share to be
+	// candidates with MethodShort, 1 to Words; 0 means DefaultMinShared (2).
+	MinShared int `json:"min_shared,omitempty"`
+	// Threshold is the least similarity (common words over the word count
+	// of the shorter document) of a match with MethodShort, in (0, 1]; 0
+	// means DefaultThreshold (0.8).
+	Threshold float64 `json:"threshold,omitempty"`
 	// Shingle is the canonicalization, the unit (words or characters), and
 	// the shingle size and step of the MinHash layer. Default: markup
 	// removed, NFKC, case folded, punctuation dropped, overlapping 5-word
@@ -50,7 +73,36 @@ const (
 	// bit for bit (simhash.Mfonda), so fingerprints stored by that library
 	// can be loaded with AddFingerprint and compared with new documents.
 	MethodMfonda Method = "mfonda"
+	// MethodNshash is nshash's rule: the hashes of a document's Sentences
+	// longest sentences are its set, and two documents that share one
+	// hash are duplicates. Similarity is shared hashes over the size of
+	// the smaller set.
+	MethodNshash Method = "nshash"
+	// MethodShort is the short-document rule: the set is the hashes of the
+	// Words longest distinct words of at least MinLetters letters (numbers
+	// dropped); two documents sharing at least MinShared of them match when
+	// the common words over the word count of the shorter document
+	// (shingle.Overlap) reach Threshold.
+	MethodShort Method = "short"
 )
+
+// Defaults of the set methods' settings.
+const (
+	DefaultSentences  = 5
+	DefaultWords      = shingle.DefaultLongestWords
+	DefaultMinLetters = shingle.DefaultMinLetters
+	DefaultMinShared  = 2
+	DefaultThreshold  = 0.8
+
+	// MaxSetSize is the largest set of hashes a set method stores per
+	// document (TextSettings.Sentences, TextSettings.Words).
+	MaxSetSize = 255
+)
+
+// IsSet reports whether m is a set method (MethodNshash, MethodShort):
+// documents have a set of hashes in the sets postings, matched by the
+// method's own rule.
+func (m Method) IsSet() bool { return m == MethodNshash || m == MethodShort }
 
 // normalize returns t with every default made explicit, or an error
 // wrapping ErrSettings.
@@ -59,6 +111,42 @@ func (t TextSettings) normalize() (TextSettings, error) {
 	case "":
 		t.Method = MethodSimhash
 	case MethodSimhash, MethodMfonda:
+	case MethodNshash:
+		if t.Sentences == 0 {
+			t.Sentences = DefaultSentences
+		}
+		if t.Sentences < 1 || t.Sentences > MaxSetSize {
+			return t, fmt.Errorf("%w: sentences %d not in 1..%d", ErrSettings, t.Sentences, MaxSetSize)
+		}
+		if t.SentenceEnds == "" {
+			t.SentenceEnds = shingle.DefaultSentenceEnds
+		}
+		if !utf8.ValidString(t.SentenceEnds) {
+			return t, fmt.Errorf("%w: sentence ends %q are not UTF-8", ErrSettings, t.SentenceEnds)
+		}
+	case MethodShort:
+		if t.Words == 0 {
+			t.Words = DefaultWords
+		}
+		if t.MinLetters == 0 {
+			t.MinLetters = DefaultMinLetters
+		}
+		if t.MinShared == 0 {
+			t.MinShared = min(DefaultMinShared, t.Words)
+		}
+		if t.Threshold == 0 {
+			t.Threshold = DefaultThreshold
+		}
+		switch {
+		case t.Words < 1 || t.Words > MaxSetSize:
+			return t, fmt.Errorf("%w: words %d not in 1..%d", ErrSettings, t.Words, MaxSetSize)
+		case t.MinLetters < 1 || t.MinLetters > shingle.MaxTokenLen:
+			return t, fmt.Errorf("%w: min letters %d not in 1..%d", ErrSettings, t.MinLetters, shingle.MaxTokenLen)
+		case t.MinShared < 1 || t.MinShared > t.Words:
+			return t, fmt.Errorf("%w: min shared %d not in 1..%d (words)", ErrSettings, t.MinShared, t.Words)
+		case !(t.Threshold > 0 && t.Threshold <= 1):
+			return t, fmt.Errorf("%w: threshold %v not in (0, 1]", ErrSettings, t.Threshold)
+		}
 	case MethodDOM:
 		if t.DOMDecay == 0 {
 			t.DOMDecay = simhash.DefaultDOMDecay
@@ -67,10 +155,16 @@ func (t TextSettings) normalize() (TextSettings, error) {
 			return t, fmt.Errorf("%w: DOM decay %v not in (0, 1]", ErrSettings, t.DOMDecay)
 		}
 	default:
-		return t, fmt.Errorf("%w: unknown method %q (want simhash, dom or mfonda)", ErrSettings, t.Method)
+		return t, fmt.Errorf("%w: unknown method %q (want simhash, dom, mfonda, nshash or short)", ErrSettings, t.Method)
 	}
 	if t.Method != MethodDOM && t.DOMDecay != 0 {
 		return t, fmt.Errorf("%w: DOM decay is for the dom method only", ErrSettings)
+	}
+	if t.Method != MethodNshash && (t.Sentences != 0 || t.SentenceEnds != "") {
+		return t, fmt.Errorf("%w: sentences and sentence ends are for the nshash method only", ErrSettings)
+	}
+	if t.Method != MethodShort && (t.Words != 0 || t.MinLetters != 0 || t.MinShared != 0 || t.Threshold != 0) {
+		return t, fmt.Errorf("%w: words, min letters, min shared and threshold are for the short method only", ErrSettings)
 	}
 	o := t.simhashOptions()
 	h, err := o.Normalized()
@@ -94,6 +188,7 @@ type analysis struct {
 	exact uint64   // hash of the canonical text (exact-duplicate key)
 	sig   []uint64 // MinHash signature, nil when MinHash is off; owned by the analyzer
 	bands []uint64 // one hash per MinHash band, nil when MinHash is off; owned by the analyzer
+	set   []uint64 // the set method's hashes, sorted, nil for other methods; owned by the analyzer
 }
 
 // analyzer computes analyses: the text is tokenized once, and its unit
@@ -110,6 +205,7 @@ type analyzer struct {
 	shingles []uint64
 	sig      []uint64
 	bandBuf  []uint64
+	setBuf   []uint64
 }
 
 // newAnalyzer returns an analyzer for normalized settings. It panics if the
@@ -157,6 +253,14 @@ func (a *analyzer) analyze(text []byte) analysis {
 		r.fp = simhash.Mfonda(text)
 	default:
 		r.fp = a.hasher.SumUnits(a.units)
+	}
+	switch a.ts.Method {
+	case MethodNshash:
+		a.setBuf = shingle.Set(a.tok.AppendLongestSentences(a.setBuf[:0], text, a.ts.Sentences, a.ts.SentenceEnds))
+		r.set = a.setBuf
+	case MethodShort:
+		a.setBuf = shingle.Set(a.tok.AppendLongestWords(a.setBuf[:0], text, a.ts.Words, a.ts.MinLetters))
+		r.set = a.setBuf
 	}
 	if a.mh != nil {
 		o := a.tok.Options()
@@ -210,6 +314,12 @@ func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 	r := f.a.analyze(text)
 	return r.fp, r.sig, r.bands
 }
+
+// Set returns the set of hashes of text under a set method (MethodNshash:
+// the hashes of the longest sentences; MethodShort: of the longest words),
+// sorted and without repeats, valid until the next call; nil for the other
+// methods. Cost: O(len(text)) plus a sort.
+func (f *Fingerprinter) Set(text []byte) []uint64 { return f.a.analyze(text).set }
 
 // Shingles returns the set of shingle hashes of text under the settings'
 // shingle options (sorted, without repeats; see shingle.Jaccard), valid

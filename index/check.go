@@ -15,8 +15,8 @@ import (
 // wrapping ErrCorrupt describing the first problems found, or nil: every
 // document is in every table exactly once under its permuted fingerprint;
 // no table holds anything else; groups are sorted, non-empty and well
-// formed; ids and docs map to each other; exact-hash and band postings
-// match the document records; the document count is right. It reads the
+// formed; ids and docs map to each other; exact-hash, band and set
+// postings match the document records; the document count is right. It reads the
 // whole index in one read transaction and holds about 20 bytes per
 // document in memory.
 func (x *Index) Check() (err error) {
@@ -73,16 +73,21 @@ func (x *Index) check(tx *bolt.Tx) error {
 	if x.settings.MinHash && tx.Bucket(bucketBands) == nil {
 		pr.add("bucket bands missing")
 	}
+	sb := tx.Bucket(bucketSets)
+	if x.lay.sets && sb == nil {
+		pr.add("bucket sets missing")
+	}
 	if err := pr.err(); err != nil {
 		return err
 	}
-	k, nb := x.settings.MinHashK, x.settings.Bands
+	nb := x.settings.Bands
 
 	// Documents.
 	dense := make(map[uint32]int32)
 	var fps []uint64
 	var recs []record // text documents with MinHash only: for the bands
 	texts := 0
+	setMembers := 0 // (document, hash) pairs of the records' sets
 	idb := tx.Bucket(bucketIDs)
 	exb := tx.Bucket(bucketExact)
 	err := tx.Bucket(bucketDocs).ForEach(func(key, v []byte) error {
@@ -98,7 +103,7 @@ func (x *Index) check(tx *bolt.Tx) error {
 				return errStop
 			}
 		}
-		r, err := decodeRecord(v, k, nb, x.settings.MinHash)
+		r, err := decodeRecord(v, x.lay, x.settings.MinHash || x.lay.sets)
 		if err != nil {
 			if !pr.add("document %d: %v", n, err) {
 				return errStop
@@ -120,6 +125,30 @@ func (x *Index) check(tx *bolt.Tx) error {
 					return errStop
 				}
 			}
+			if x.lay.sets {
+				setMembers += len(r.set)
+				for i, h := range r.set {
+					if i > 0 && r.set[i-1] >= h {
+						if !pr.add("document %d (%q): set not sorted", n, r.id) {
+							return errStop
+						}
+						break
+					}
+					var bm roaring.Bitmap
+					p := sb.Get(setKey(h))
+					if p == nil {
+						if !pr.add("document %d (%q): set hash %016x has no posting", n, r.id, h) {
+							return errStop
+						}
+						continue
+					}
+					if _, err := bm.FromBuffer(p); err != nil || !bm.Contains(n) {
+						if !pr.add("document %d (%q): not in the posting of set hash %016x", n, r.id, h) {
+							return errStop
+						}
+					}
+				}
+			}
 			if x.settings.MinHash {
 				r.sig = nil
 				recs = append(recs, r)
@@ -129,6 +158,8 @@ func (x *Index) check(tx *bolt.Tx) error {
 			}
 		} else if x.settings.MinHash {
 			pr.add("document %d (%q): no MinHash signature", n, r.id)
+		} else if x.lay.sets {
+			pr.add("document %d (%q): no set", n, r.id)
 		}
 		dense[n] = int32(len(fps))
 		fps = append(fps, r.fp)
@@ -219,6 +250,34 @@ func (x *Index) check(tx *bolt.Tx) error {
 		})
 		if members != len(recs)*nb {
 			pr.add("%d band postings for %d documents with %d bands", members, len(recs), nb)
+		}
+	}
+	// Sets: every record's (document, hash) is in a posting (checked
+	// above, each once since a set has no repeats), so postings holding
+	// as many members in all have no other.
+	if x.lay.sets {
+		members := 0
+		sb.ForEach(func(key, v []byte) error {
+			if len(key) != 8 {
+				pr.add("set key %x malformed", key)
+				return nil
+			}
+			var bm roaring.Bitmap
+			if _, err := bm.FromBuffer(v); err != nil {
+				pr.add("set %x: %v", key, err)
+				return nil
+			}
+			if bm.IsEmpty() {
+				pr.add("set %x: empty posting", key)
+			}
+			members += int(bm.GetCardinality())
+			if len(pr.list) >= maxProblems {
+				return errStop
+			}
+			return nil
+		})
+		if members != setMembers {
+			pr.add("%d set postings for %d set hashes of the documents", members, setMembers)
 		}
 	}
 	if err := pr.err(); err != nil {

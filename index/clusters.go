@@ -78,7 +78,6 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 		}
 		byRoot := make(map[uint32]int, len(size))
 		docs := tx.Bucket(bucketDocs)
-		k, nb := x.settings.MinHashK, x.settings.Bands
 		for i := range parent {
 			r := find(uint32(i))
 			if r == uint32(i) && size[r] == 0 {
@@ -90,7 +89,7 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 				byRoot[r] = c
 				clusters = append(clusters, Cluster{IDs: make([]string, 0, size[r]+1)})
 			}
-			clusters[c].IDs = append(clusters[c].IDs, idOf(docs.Get(docKey(uint32(i))), k, nb))
+			clusters[c].IDs = append(clusters[c].IDs, idOf(docs.Get(docKey(uint32(i))), x.lay))
 		}
 		return nil
 	})
@@ -109,4 +108,64 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 		}
 	}
 	return nil
+}
+
+// SimilarID returns the representative of the group of the stored document
+// id, as nshash's get_similar does: the smallest ID of the documents
+// connected to it by QueryID with nil options, or id itself when it has no
+// near duplicate. That is the Representative of its cluster in Clusters
+// with nil options (with MethodDOM or MethodMfonda, exact copies whose
+// fingerprints differ by more than k join too). Grouping a corpus by
+// SimilarID gives the clusters plus one group per unmatched document; to
+// group a whole corpus, Clusters is cheaper (one scan). It fails with
+// ErrNotFound if there is no such document.
+//
+// It walks the document's cluster from the document, a query per member
+// (Query's cost each), in one read transaction: cheap for the small
+// clusters of near duplicates, as costly as the cluster is large.
+func (x *Index) SimilarID(id string) (string, error) {
+	if err := x.checkOpen(); err != nil {
+		return "", err
+	}
+	q, err := x.resolve(nil)
+	if err != nil {
+		return "", err
+	}
+	rep := id
+	err = x.db.View(func(tx *bolt.Tx) error {
+		n, r, err := x.lookup(tx, id, true)
+		if err != nil {
+			return err
+		}
+		docs := tx.Bucket(bucketDocs)
+		seen := map[uint32]bool{n: true}
+		queue := []uint32{n}
+		for len(queue) > 0 {
+			a := queue[0]
+			queue = queue[1:]
+			if a != n {
+				if r, err = decodeRecord(docs.Get(docKey(a)), x.lay, true); err != nil {
+					return err
+				}
+				if r.id < rep {
+					rep = r.id
+				}
+			}
+			ms, err := x.find(tx, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(a)}, q)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				if !seen[m.n] {
+					seen[m.n] = true
+					queue = append(queue, m.n)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", boltErr(err)
+	}
+	return rep, nil
 }

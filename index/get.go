@@ -55,6 +55,6 @@ func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error
 		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	n := binary.BigEndian.Uint32(v)
-	r, err := decodeRecord(tx.Bucket(bucketDocs).Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, full)
+	r, err := decodeRecord(tx.Bucket(bucketDocs).Get(docKey(n)), x.lay, full)
 	return n, r, err
 }

@@ -19,6 +19,7 @@ type Index struct {
 	tables   []table
 	keyBytes int // bytes of a table key: ceil(KeyBits/8)
 	sufBytes int // bytes of an entry's fingerprint suffix: ceil((64-KeyBits)/8)
+	lay      layout
 
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64

@@ -310,7 +310,7 @@ func (l *loader) commitBatch() error {
 	return nil
 }
 
-// phase1 writes the pending documents' records (and band postings) of a
+// phase1 writes the pending documents' records (and band and set postings) of a
 // bulk load, uncommitted: the loading flag makes readers ignore them until
 // phase2 commits.
 func (l *loader) phase1() error {
@@ -332,19 +332,24 @@ func (l *loader) phase1() error {
 		for i := range l.pending {
 			r := &l.pending[i]
 			n := l.base + uint32(len(l.fps))
-			if err := docs.Put(docKey(n), encodeRecord(nil, r)); err != nil {
+			if err := docs.Put(docKey(n), encodeRecord(nil, r, x.lay)); err != nil {
 				return err
 			}
 			l.ids = append(l.ids, idNum{r.id, n})
 			l.fps = append(l.fps, r.fp)
 			l.exact = append(l.exact, r.exact)
 			l.text = append(l.text, r.text)
-			if x.settings.MinHash && r.text {
+			if (x.settings.MinHash || x.lay.sets) && r.text {
 				chs = append(chs, change{n: n, new: r})
 			}
 		}
-		if len(chs) > 0 {
+		if len(chs) > 0 && x.settings.MinHash {
 			if err := x.applyBands(tx, chs); err != nil {
+				return err
+			}
+		}
+		if len(chs) > 0 && x.lay.sets {
+			if err := x.applySets(tx, chs); err != nil {
 				return err
 			}
 		}
@@ -555,7 +560,7 @@ func (w *bulkWriter) put(name, k, v []byte) error {
 	return w.bucket(name).Put(k, v)
 }
 
-// drop deletes the phase-1 record (and band postings) of document n.
+// drop deletes the phase-1 record (and band and set postings) of document n.
 func (w *bulkWriter) drop(n uint32) error {
 	if err := w.begin(); err != nil {
 		return err
@@ -566,12 +571,17 @@ func (w *bulkWriter) drop(n uint32) error {
 	if v == nil {
 		return nil
 	}
-	r, err := decodeRecord(v, w.x.settings.MinHashK, w.x.settings.Bands, true)
+	r, err := decodeRecord(v, w.x.lay, true)
 	if err != nil {
 		return err
 	}
 	if w.x.settings.MinHash && r.text {
 		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}); err != nil {
+			return err
+		}
+	}
+	if w.x.lay.sets && r.text {
+		if err := w.x.applySets(w.tx, []change{{n: n, old: &r}}); err != nil {
 			return err
 		}
 	}

@@ -20,6 +20,9 @@ var (
 	bucketDocs  = []byte("docs")
 	bucketExact = []byte("exact")
 	bucketBands = []byte("bands")
+	// bucketSets holds the postings of a set method: set hash (8 bytes)
+	// to a roaring bitmap of document numbers.
+	bucketSets = []byte("sets")
 	// bucketTables holds all permuted tables: the key of a group is the
 	// table number (2 bytes) followed by the group's prefix.
 	bucketTables = []byte("tables")
@@ -225,6 +228,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
+	x.lay = layout{k: st.MinHashK, bands: st.Bands, sets: st.Text.Method.IsSet()}
 	if !x.readOnly {
 		return x.recover()
 	}
@@ -256,6 +260,9 @@ func create(tx *bolt.Tx, st Settings) error {
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
 	if st.MinHash {
 		names = append(names, bucketBands)
+	}
+	if st.Text.Method.IsSet() {
+		names = append(names, bucketSets)
 	}
 	for _, n := range names {
 		if _, err := tx.CreateBucket(n); err != nil {

@@ -3,6 +3,7 @@ package index
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 
@@ -19,8 +20,9 @@ type Pair struct {
 	// Distance is the Hamming distance between the fingerprints.
 	Distance int `json:"distance"`
 
-	// Similarity is the estimated Jaccard similarity (MinHash indexes
-	// only; otherwise 0).
+	// Similarity is the estimated Jaccard similarity on MinHash indexes,
+	// the method's similarity on indexes with a set method (see
+	// QueryOptions), otherwise 0.
 	Similarity float64 `json:"similarity"`
 }
 
@@ -35,7 +37,10 @@ type Pair struct {
 // largest group, not by the number of pairs. It costs about Tables*Len()
 // entry reads plus Len()*Design.Candidates(k, Len())/2 comparisons, and two
 // lookups per pair reported. With MinSimilarity it also compares the
-// documents that share a band, pairwise.
+// documents that share a band, pairwise. With a set method it runs, for
+// every document, the query of its set and exact hash (see QueryOptions),
+// and the table scan only when opts.MaxDistance is set: it costs about
+// the sum over set hashes of the squared posting sizes.
 //
 // Cancelling ctx stops the scan with ctx.Err().
 func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) error) error {
@@ -48,12 +53,11 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 	}
 	err = x.db.View(func(tx *bolt.Tx) error {
 		docs := tx.Bucket(bucketDocs)
-		k, nb := x.settings.MinHashK, x.settings.Bands
 		sent := 0
 		return x.pairs(ctx, tx, q, func(a, b uint32, d int, sim float64) error {
 			p := Pair{
-				A:          idOf(docs.Get(docKey(a)), k, nb),
-				B:          idOf(docs.Get(docKey(b)), k, nb),
+				A:          idOf(docs.Get(docKey(a)), x.lay),
+				B:          idOf(docs.Get(docKey(b)), x.lay),
 				Distance:   d,
 				Similarity: sim,
 			}
@@ -81,10 +85,32 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a
 	if loading(tx) {
 		return nil
 	}
+	if q.fp {
+		if err := x.tablePairs(ctx, tx, q, fn); err != nil {
+			return err
+		}
+	}
+	if q.minSim > 0 {
+		if err := x.bandPairs(ctx, tx, q, fn); err != nil {
+			return err
+		}
+	}
+	if x.lay.sets {
+		return x.setPairs(ctx, tx, q, fn)
+	}
+	return nil
+}
+
+// tablePairs reports the pairs within q.maxDist from the permuted tables,
+// each from the first table in which they share the prefix.
+func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
 	docs := tx.Bucket(bucketDocs)
 	mk := x.settings.MinHashK
 	var sa, sb []uint64
 	similarity := func(a, b uint32) float64 {
+		if x.lay.sets {
+			return x.pairSetSimilarity(docs.Get(docKey(a)), docs.Get(docKey(b)))
+		}
 		if !x.settings.MinHash {
 			return 0
 		}
@@ -156,8 +182,62 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a
 			}
 		}
 	}
-	if q.minSim > 0 {
-		return x.bandPairs(ctx, tx, q, fn)
+	return nil
+}
+
+// pairSetSimilarity returns the set method's similarity of records va and
+// vb: 1 for exact copies.
+func (x *Index) pairSetSimilarity(va, vb []byte) float64 {
+	ra, err1 := decodeRecord(va, x.lay, true)
+	rb, err2 := decodeRecord(vb, x.lay, true)
+	if err1 != nil || err2 != nil || !ra.text || !rb.text {
+		return 0
+	}
+	if ra.exact == rb.exact {
+		return 1
+	}
+	sim, _ := x.setMatch(ra.set, rb.set)
+	return sim
+}
+
+// setPairs reports the pairs that match by the set method's rule or are
+// exact copies and were not reported from the tables, each once: for every
+// document a, it finds the matches of a's set and exact hash, as a query,
+// and reports those numbered above a.
+func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+	sq := q
+	sq.fp, sq.minSim, sq.limit = false, 0, 0
+	c := tx.Bucket(bucketDocs).Cursor()
+	done := 0
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if done++; done%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if len(k) != 4 {
+			continue
+		}
+		r, err := decodeRecord(v, x.lay, true)
+		if err != nil {
+			return err
+		}
+		if !r.text {
+			continue
+		}
+		a := binary.BigEndian.Uint32(k)
+		ms, err := x.find(tx, probe{fp: r.fp, text: true, exact: r.exact, set: r.set, self: int64(a)}, sq)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.n < a || (q.fp && m.m.Distance <= q.maxDist) {
+				continue // reported from a, or from the tables
+			}
+			if err := fn(a, m.n, m.m.Distance, m.m.Similarity); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -186,7 +266,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 		band := int(key[0])
 		recs, nums = recs[:0], nums[:0]
 		for n := range roaring.Values(&bm) {
-			r, err := decodeRecord(docs.Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, true)
+			r, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return err
 			}
@@ -203,6 +283,9 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 				if sharesBandBefore(ra, rb, band) {
 					continue // reported from an earlier band
 				}
+				if x.settings.MinBands > 1 && sharedBands(ra, rb) < x.settings.MinBands {
+					continue
+				}
 				if sim := estimateJaccard(ra.sig, rb.sig); sim >= q.minSim {
 					if err := fn(nums[a], nums[b], d, sim); err != nil {
 						return err
@@ -212,6 +295,17 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 		}
 	}
 	return nil
+}
+
+// sharedBands returns the number of bands a and b share.
+func sharedBands(a, b *record) int {
+	n := 0
+	for i := range a.bands {
+		if a.bands[i] == b.bands[i] {
+			n++
+		}
+	}
+	return n
 }
 
 // sharesBandBefore reports whether a and b share a band before band.

@@ -34,6 +34,12 @@ func TestMain(m *testing.M) {
 // childFP is the fingerprint the crash test gives document i.
 func childFP(i int) uint64 { return uint64(i)*0x9E3779B97F4A7C15 ^ 0xDEADBEEF }
 
+// childText is the text the crash test gives document i when it loads
+// text (into an index with a set method).
+func childText(i int) []byte {
+	return []byte(fmt.Sprintf("Report %d of the day. The committee of district %d met and agreed on item %d.", i, i%1000, i%7))
+}
+
 func child(role, path string) error {
 	switch role {
 	case "load": // load until killed, reporting progress
@@ -43,9 +49,14 @@ func child(role, path string) error {
 		}
 		batch, _ := strconv.Atoi(os.Getenv("SIMIDX_TEST_BATCH"))
 		total, _ := strconv.Atoi(os.Getenv("SIMIDX_TEST_TOTAL"))
+		text := os.Getenv("SIMIDX_TEST_TEXT") != ""
 		src := func(yield func(index.Doc, error) bool) {
 			for i := 0; total == 0 || i < total; i++ {
-				if !yield(index.Doc{ID: "c" + strconv.Itoa(i), Fingerprint: childFP(i), Precomputed: true}, nil) {
+				d := index.Doc{ID: "c" + strconv.Itoa(i), Fingerprint: childFP(i), Precomputed: true}
+				if text {
+					d = index.Doc{ID: d.ID, Text: childText(i)}
+				}
+				if !yield(d, nil) {
 					return
 				}
 			}
@@ -78,7 +89,8 @@ func childCmd(t *testing.T, role, path string, env ...string) *exec.Cmd {
 // TestCrashDuringLoad kills a loading process with SIGKILL and checks that
 // the index opens, passes Check and holds every document completely or not
 // at all: in a bulk load into an empty index and in batches into a
-// non-empty one.
+// non-empty one, and in a bulk load of texts into an nshash index (whose
+// uncommitted set postings must go).
 func TestCrashDuringLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("subprocess test")
@@ -90,14 +102,29 @@ func TestCrashDuringLoad(t *testing.T) {
 		total      int
 		killAfter  int64
 		bulkTarget bool
+		method     index.Method
 	}{
 		{name: "bulk", total: 400_000, killAfter: 120_000, bulkTarget: true},
 		{name: "bulk-late", total: 400_000, killAfter: 393_216, bulkTarget: true},
 		{name: "batches", prefill: 10, batch: 1000, killAfter: 30_000},
+		{name: "bulk-nshash", total: 120_000, killAfter: 65_000, bulkTarget: true, method: index.MethodNshash},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "crash.simidx")
-			x, err := index.Open(path, nil)
+			var opts *index.Options
+			var env []string
+			want := childFP
+			if tc.method != "" {
+				s := &index.Settings{Text: index.TextSettings{Method: tc.method}}
+				opts = &index.Options{Settings: s}
+				env = append(env, "SIMIDX_TEST_TEXT=1")
+				f, err := index.NewFingerprinter(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want = func(i int) uint64 { return f.Sum64(childText(i)) }
+			}
+			x, err := index.Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,7 +134,7 @@ func TestCrashDuringLoad(t *testing.T) {
 				}
 			}
 			x.Close()
-			cmd := childCmd(t, "load", path, "SIMIDX_TEST_BATCH="+strconv.Itoa(tc.batch), "SIMIDX_TEST_TOTAL="+strconv.Itoa(tc.total))
+			cmd := childCmd(t, "load", path, append(env, "SIMIDX_TEST_BATCH="+strconv.Itoa(tc.batch), "SIMIDX_TEST_TOTAL="+strconv.Itoa(tc.total))...)
 			out, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -149,14 +176,14 @@ func TestCrashDuringLoad(t *testing.T) {
 					if errors.Is(err, index.ErrNotFound) {
 						continue
 					}
-					if err != nil || fp != childFP(i) {
-						t.Fatalf("%s: fingerprint %x, %v; want %x", id, fp, err, childFP(i))
+					if err != nil || fp != want(i) {
+						t.Fatalf("%s: fingerprint %x, %v; want %x", id, fp, err, want(i))
 					}
 					present++
 				}
 				if ro { // spot-check that present documents are found by query
 					for i := 0; i < 2000 && present > 0; i += 97 {
-						ms, err := x.QueryFingerprint(childFP(i), &index.QueryOptions{MaxDistance: index.ZeroDistance})
+						ms, err := x.QueryFingerprint(want(i), &index.QueryOptions{MaxDistance: index.ZeroDistance})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -173,6 +200,22 @@ func TestCrashDuringLoad(t *testing.T) {
 				}
 				if !tc.bulkTarget && present%tc.batch != 0 {
 					t.Fatalf("%d documents present, not whole batches of %d", present, tc.batch)
+				}
+				if tc.method != "" && !ro {
+					// The set postings work after the recovery.
+					if err := x.Add(index.Doc{ID: "after", Text: childText(1)}); err != nil {
+						t.Fatal(err)
+					}
+					ms, err := x.Query(childText(1), nil)
+					if err != nil || len(ms) < 1 {
+						t.Fatalf("query after the crash: %v, %v", ms, err)
+					}
+					if st, err := x.Stats(); err != nil || (present == 0 && st.SetHashes != 2) {
+						t.Fatalf("stats after the crash: %+v, %v", st, err)
+					}
+					if err := x.Check(); err != nil {
+						t.Fatal(err)
+					}
 				}
 				t.Logf("read-only %v: %d documents present after the crash", ro, present)
 				x.Close()

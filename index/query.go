@@ -15,18 +15,31 @@ import (
 // QueryOptions select what a query, Pairs or Clusters report. A nil
 // *QueryOptions means the zero QueryOptions: every document within the
 // index's MaxDistance, no similarity threshold, no limit.
+//
+// On an index with a set method (MethodNshash, MethodShort) a document
+// matches if it has the same canonical text (an exact copy) or if it
+// matches by the method's rule (nshash: the two sets share a hash; short:
+// they share at least TextSettings.MinShared hashes and the similarity
+// reaches TextSettings.Threshold). The fingerprint rule (distance within
+// MaxDistance) is added only when MaxDistance is set (non-zero), so the
+// zero QueryOptions select the method's rule alone. Match.Distance is still
+// the distance between the simhash fingerprints, and Match.Similarity the
+// method's similarity: shared hashes over the size of the smaller set, 1
+// for exact copies.
 type QueryOptions struct {
 	// MaxDistance is the largest Hamming distance reported. Zero means the
-	// index's Settings.MaxDistance (k); ZeroDistance means 0 (identical
-	// fingerprints only). More than k is an error wrapping ErrSettings: the
-	// tables are exact up to k only.
+	// index's Settings.MaxDistance (k), or no fingerprint rule on an index
+	// with a set method; ZeroDistance means 0 (identical fingerprints
+	// only). More than k is an error wrapping ErrSettings: the tables are
+	// exact up to k only.
 	MaxDistance int
 
 	// MinSimilarity, when above zero, switches to similarity matching and
 	// needs an index with MinHash: a document matches if its estimated
 	// Jaccard similarity is at least MinSimilarity and it is a candidate
 	// from the permuted tables (within MaxDistance) or from the MinHash
-	// bands. At most 1.
+	// bands (sharing at least Settings.MinBands bands with the query). At
+	// most 1.
 	MinSimilarity float64
 
 	// Limit, when above zero, caps the number of matches (Query) or pairs
@@ -43,19 +56,23 @@ type Match struct {
 	Distance int `json:"distance"`
 
 	// Similarity is the Jaccard similarity estimated from the MinHash
-	// signatures, 0 to 1, on an index with MinHash; otherwise 0.
+	// signatures, 0 to 1, on an index with MinHash; the method's
+	// similarity on an index with a set method (see QueryOptions);
+	// otherwise 0.
 	Similarity float64 `json:"similarity"`
 }
 
 // Query returns the stored documents similar to text, as selected by opts,
-// sorted by distance, then similarity (highest first), then ID. Documents
-// with the same canonical text are always included. Text over MaxDocSize
-// gives ErrTooLarge.
+// sorted by distance, then similarity (highest first), then ID; on an
+// index with a set method, by similarity (highest first), then distance,
+// then ID. Documents with the same canonical text are always included.
+// Text over MaxDocSize gives ErrTooLarge.
 //
 // It costs one analysis of text plus one bbolt lookup per table and a scan
 // of the group found (see Design.Candidates), and a lookup per match; with
 // MinSimilarity, also one lookup per band and a signature comparison per
-// candidate.
+// candidate; with a set method, one lookup per hash of the set and a
+// record read per document in those postings.
 func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
@@ -73,7 +90,7 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	var ms []Match
 	err = x.db.View(func(tx *bolt.Tx) error {
 		var err error
-		ms, err = x.search(tx, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, self: -1}, q)
+		ms, err = x.search(tx, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, self: -1}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -81,7 +98,9 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 
 // QueryFingerprint returns the stored documents within opts.MaxDistance of
 // the fingerprint fp, sorted by distance, then ID. MinSimilarity cannot be
-// used (there is no signature to compare). It costs one bbolt lookup per
+// used (there is no signature to compare). On an index with a set method
+// it applies the fingerprint rule alone (there is no set), with
+// MaxDistance zero meaning the index's k. It costs one bbolt lookup per
 // table and a scan of the group found, and a lookup per match.
 func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error) {
 	if err := x.checkOpen(); err != nil {
@@ -94,6 +113,7 @@ func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error)
 	if q.minSim > 0 {
 		return nil, fmt.Errorf("%w: a query by fingerprint has no MinHash signature for MinSimilarity", ErrSettings)
 	}
+	q.fp = true
 	var ms []Match
 	err = x.db.View(func(tx *bolt.Tx) error {
 		var err error
@@ -124,7 +144,7 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 		if q.minSim > 0 && !r.text {
 			return fmt.Errorf("%w: document %q has no MinHash signature for MinSimilarity", ErrSettings, id)
 		}
-		ms, err = x.search(tx, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, self: int64(n)}, q)
+		ms, err = x.search(tx, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(n)}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -133,14 +153,18 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 // queryParams are resolved QueryOptions.
 type queryParams struct {
 	maxDist int
+	fp      bool // the fingerprint rule: a document within maxDist matches
 	minSim  float64
 	limit   int
 }
 
 func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
-	q := queryParams{maxDist: x.settings.MaxDistance}
+	q := queryParams{maxDist: x.settings.MaxDistance, fp: !x.lay.sets}
 	if o == nil {
 		return q, nil
+	}
+	if o.MaxDistance != 0 {
+		q.fp = true
 	}
 	switch {
 	case o.MaxDistance == ZeroDistance:
@@ -168,23 +192,51 @@ type probe struct {
 	exact uint64
 	sig   []uint64 // nil without MinHash or text
 	bands []uint64
-	self  int64 // document number to leave out, or -1
+	set   []uint64 // the set of a set method, with text
+	self  int64    // document number to leave out, or -1
 }
 
 // search runs a query in tx.
 func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
+	found, err := x.find(tx, pr, q)
+	if err != nil {
+		return nil, err
+	}
+	docs := tx.Bucket(bucketDocs)
+	out := make([]Match, len(found))
+	for i, f := range found {
+		out[i] = f.m
+		out[i].ID = idOf(docs.Get(docKey(f.n)), x.lay)
+	}
+	x.sortMatches(out)
+	if q.limit > 0 && len(out) > q.limit {
+		out = out[:q.limit]
+	}
+	return out, nil
+}
+
+// found is a match by document number, without its ID.
+type found struct {
+	n uint32
+	m Match
+}
+
+// find returns the documents matching pr in tx, in document-number order.
+func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	if loading(tx) {
 		return nil, nil
 	}
 	hits := make([]hit, 0, 16)
-	var kbuf [8]byte
-	c := tx.Bucket(bucketTables).Cursor()
-	for i := range x.tables {
-		t := &x.tables[i]
-		p := t.permute(pr.fp)
-		key := x.tableKey(kbuf[:0], i, p)
-		if k, v := c.Seek(key); k != nil && bytes.Equal(k, key) {
-			hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
+	if q.fp {
+		var kbuf [8]byte
+		c := tx.Bucket(bucketTables).Cursor()
+		for i := range x.tables {
+			t := &x.tables[i]
+			p := t.permute(pr.fp)
+			key := x.tableKey(kbuf[:0], i, p)
+			if k, v := c.Seek(key); k != nil && bytes.Equal(k, key) {
+				hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
+			}
 		}
 	}
 	const unknown = -1 // distance not yet computed
@@ -205,26 +257,44 @@ func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
 	}
 	if q.minSim > 0 && len(pr.bands) > 0 {
 		bb := tx.Bucket(bucketBands)
-		bm := roaring.New()
+		var bms []*roaring.Bitmap
 		for i, h := range pr.bands {
 			if v := bb.Get(bandKey(i, h)); v != nil {
-				var b roaring.Bitmap
+				b := roaring.New()
 				if _, err := b.FromBuffer(v); err != nil {
 					return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 				}
-				bm.Or(&b)
+				bms = append(bms, b)
 			}
 		}
-		for n := range roaring.Values(bm) {
-			hits = append(hits, hit{n: n, d: unknown})
+		var err error
+		if hits, err = atLeast(hits, bms, max(x.settings.MinBands, 1)); err != nil {
+			return nil, err
+		}
+	}
+	if x.lay.sets && pr.text && len(pr.set) > 0 {
+		sb := tx.Bucket(bucketSets)
+		var bms []*roaring.Bitmap
+		for _, h := range pr.set {
+			if v := sb.Get(setKey(h)); v != nil {
+				b := roaring.New()
+				if _, err := b.FromBuffer(v); err != nil {
+					return nil, fmt.Errorf("%w: set posting: %v", ErrCorrupt, err)
+				}
+				bms = append(bms, b)
+			}
+		}
+		var err error
+		if hits, err = atLeast(hits, bms, x.minShared()); err != nil {
+			return nil, err
 		}
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.n, b.n) })
 	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.n == b.n })
 	docs := tx.Bucket(bucketDocs)
-	var sig []uint64
+	var sig, set []uint64
 	var dk [4]byte
-	out := make([]Match, 0, len(hits))
+	out := make([]found, 0, len(hits))
 	for _, h := range hits {
 		if int64(h.n) == pr.self {
 			continue
@@ -235,30 +305,112 @@ func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
 		}
 		d := bits.OnesCount64(binary.BigEndian.Uint64(v) ^ pr.fp)
 		m := Match{Distance: d}
-		if pr.sig != nil {
+		keep := q.fp && d <= q.maxDist
+		switch {
+		case x.lay.sets:
+			if pr.text {
+				set = recordSet(set, v, x.lay)
+				var ok bool
+				m.Similarity, ok = x.setMatch(pr.set, set)
+				keep = keep || ok
+			}
+			if exactSet[h.n] {
+				m.Similarity = 1
+			}
+		case pr.sig != nil:
 			sig = sigOf(sig, v, x.settings.MinHashK)
 			m.Similarity = estimateJaccard(pr.sig, sig)
-		}
-		keep := d <= q.maxDist
-		if q.minSim > 0 {
-			keep = m.Similarity >= q.minSim
+			if q.minSim > 0 {
+				keep = m.Similarity >= q.minSim
+			}
 		}
 		if !keep && !exactSet[h.n] {
 			continue
 		}
-		m.ID = idOf(v, x.settings.MinHashK, x.settings.Bands)
-		out = append(out, m)
-	}
-	sortMatches(out)
-	if q.limit > 0 && len(out) > q.limit {
-		out = out[:q.limit]
+		out = append(out, found{n: h.n, m: m})
 	}
 	return out, nil
 }
 
-// sortMatches sorts by distance, then similarity (highest first), then ID.
-func sortMatches(ms []Match) {
+// atLeast appends to hits the documents in at least min of the postings
+// bms.
+func atLeast(hits []hit, bms []*roaring.Bitmap, min int) ([]hit, error) {
+	const unknown = -1
+	if len(bms) < min {
+		return hits, nil
+	}
+	if min <= 1 {
+		for n := range roaring.Values(roaring.FastOr(bms...)) {
+			hits = append(hits, hit{n: n, d: unknown})
+		}
+		return hits, nil
+	}
+	count := make(map[uint32]int)
+	for _, b := range bms {
+		for n := range roaring.Values(b) {
+			count[n]++
+		}
+	}
+	for n, c := range count {
+		if c >= min {
+			hits = append(hits, hit{n: n, d: unknown})
+		}
+	}
+	return hits, nil
+}
+
+// minShared returns the fewest set hashes a candidate shares with a query
+// under the index's set method.
+func (x *Index) minShared() int {
+	if x.settings.Text.Method == MethodShort {
+		return x.settings.Text.MinShared
+	}
+	return 1
+}
+
+// setMatch returns the similarity of two sets under the index's set
+// method, |a ∩ b| / min(|a|, |b|) (0 if either is empty), and whether they
+// match by its rule.
+func (x *Index) setMatch(a, b []uint64) (float64, bool) {
+	if len(a) == 0 || len(b) == 0 {
+		return 0, false
+	}
+	shared := intersect(a, b)
+	sim := float64(shared) / float64(min(len(a), len(b)))
+	if x.settings.Text.Method == MethodShort {
+		return sim, shared >= x.settings.Text.MinShared && sim >= x.settings.Text.Threshold
+	}
+	return sim, shared >= 1
+}
+
+// intersect returns |a ∩ b| for two sorted sets.
+func intersect(a, b []uint64) int {
+	n, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			n++
+			i++
+			j++
+		}
+	}
+	return n
+}
+
+// sortMatches sorts by distance, then similarity (highest first), then ID;
+// with a set method, by similarity first.
+func (x *Index) sortMatches(ms []Match) {
+	bySim := x.lay.sets
 	slices.SortFunc(ms, func(a, b Match) int {
+		if bySim {
+			if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
+				return c
+			}
+		}
 		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
 			return c
 		}

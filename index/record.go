@@ -7,27 +7,35 @@ import (
 
 // A record is the value of a document in the docs bucket:
 //
-//	fingerprint uint64 | flags byte | [exact uint64 | sig k*uint64 | bands b*uint64] | ID
+//	fingerprint uint64 | flags byte | [exact uint64 | sig k*uint64 | bands b*uint64 | [n byte | set n*uint64]] | ID
 //
 // The bracketed part is present when flags has flagText; sig and bands are
-// present when the index has MinHash. Integers are big-endian. The ID
-// takes the rest of the value.
+// present when the index has MinHash, n and set when it has a set method
+// (MethodNshash, MethodShort). Integers are big-endian. The ID takes the
+// rest of the value.
 type record struct {
 	id    string
 	fp    uint64
-	text  bool // added with text: exact (and sig, bands) are valid
+	text  bool // added with text: exact (and sig, bands, set) are valid
 	exact uint64
 	sig   []uint64
 	bands []uint64
+	set   []uint64 // sorted, without repeats
 }
 
 const flagText = 1
 
+// layout is what decoding a record needs to know about its index.
+type layout struct {
+	k, bands int  // MinHash values and bands, 0 without MinHash
+	sets     bool // the records of text documents hold a set
+}
+
 // docKey returns the key of document number n in the docs bucket.
 func docKey(n uint32) []byte { return binary.BigEndian.AppendUint32(make([]byte, 0, 4), n) }
 
-// encodeRecord appends the encoding of r to b.
-func encodeRecord(b []byte, r *record) []byte {
+// encodeRecord appends the encoding of r to b for an index of layout l.
+func encodeRecord(b []byte, r *record, l layout) []byte {
 	b = binary.BigEndian.AppendUint64(b, r.fp)
 	if !r.text {
 		b = append(b, 0)
@@ -41,44 +49,94 @@ func encodeRecord(b []byte, r *record) []byte {
 	for _, v := range r.bands {
 		b = binary.BigEndian.AppendUint64(b, v)
 	}
+	if l.sets {
+		b = append(b, byte(len(r.set)))
+		for _, v := range r.set {
+			b = binary.BigEndian.AppendUint64(b, v)
+		}
+	}
 	return append(b, r.id...)
 }
 
-// decodeRecord decodes v for an index with the given MinHash k and bands
-// (0 without MinHash). With full unset it skips the signature and bands.
-func decodeRecord(v []byte, k, bands int, full bool) (record, error) {
+// textLen returns the length of the bracketed part of the text record v
+// (without its first 9 bytes), or -1 if v is too short.
+func textLen(v []byte, l layout) int {
+	n := 8 * (1 + l.k + l.bands)
+	if len(v) < 9+n {
+		return -1
+	}
+	if l.sets {
+		if len(v) < 9+n+1 {
+			return -1
+		}
+		n += 1 + 8*int(v[9+n])
+		if len(v) < 9+n {
+			return -1
+		}
+	}
+	return n
+}
+
+// decodeRecord decodes v for an index of layout l. With full unset it
+// skips the signature, the bands and the set.
+func decodeRecord(v []byte, l layout, full bool) (record, error) {
 	var r record
 	if len(v) < 9 {
 		return r, fmt.Errorf("%w: short document record", ErrCorrupt)
 	}
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := v[8]
-	v = v[9:]
 	switch flags {
 	case 0:
+		v = v[9:]
 	case flagText:
-		n := 8 * (1 + k + bands)
-		if len(v) < n {
+		n := textLen(v, l)
+		if n < 0 {
 			return r, fmt.Errorf("%w: short document record", ErrCorrupt)
 		}
+		t := v[9:]
+		v = t[n:]
 		r.text = true
-		r.exact = binary.BigEndian.Uint64(v)
+		r.exact = binary.BigEndian.Uint64(t)
+		k := l.k
 		if full && k > 0 {
 			r.sig = make([]uint64, k)
 			for i := range r.sig {
-				r.sig[i] = binary.BigEndian.Uint64(v[8+8*i:])
+				r.sig[i] = binary.BigEndian.Uint64(t[8+8*i:])
 			}
-			r.bands = make([]uint64, bands)
+			r.bands = make([]uint64, l.bands)
 			for i := range r.bands {
-				r.bands[i] = binary.BigEndian.Uint64(v[8+8*k+8*i:])
+				r.bands[i] = binary.BigEndian.Uint64(t[8+8*k+8*i:])
 			}
 		}
-		v = v[n:]
+		if full && l.sets {
+			r.set = setOf(nil, t[8*(1+k+l.bands):])
+		}
 	default:
 		return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
 	r.id = string(v)
 	return r, nil
+}
+
+// setOf appends to dst the set encoded at the start of b (a count byte and
+// the hashes), which must be long enough.
+func setOf(dst []uint64, b []byte) []uint64 {
+	n := int(b[0])
+	for i := range n {
+		dst = append(dst, binary.BigEndian.Uint64(b[1+8*i:]))
+	}
+	return dst
+}
+
+// recordSet decodes only the set of record v into dst (empty for a record
+// without text or an index without a set method).
+func recordSet(dst []uint64, v []byte, l layout) []uint64 {
+	dst = dst[:0]
+	if !l.sets || len(v) < 9 || v[8] != flagText || textLen(v, l) < 0 {
+		return dst
+	}
+	return setOf(dst, v[9+8*(1+l.k+l.bands):])
 }
 
 // sigOf decodes only the MinHash signature of record v into dst.
@@ -94,16 +152,17 @@ func sigOf(dst []uint64, v []byte, k int) []uint64 {
 }
 
 // idOf returns the ID of record v without decoding the rest.
-func idOf(v []byte, k, bands int) string {
+func idOf(v []byte, l layout) string {
 	if len(v) < 9 {
 		return ""
 	}
 	n := 9
 	if v[8] == flagText {
-		n += 8 * (1 + k + bands)
-	}
-	if n > len(v) {
-		return ""
+		t := textLen(v, l)
+		if t < 0 {
+			return ""
+		}
+		n += t
 	}
 	return string(v[n:])
 }
@@ -119,3 +178,6 @@ func exactKey(h uint64, n uint32) []byte {
 func bandKey(i int, h uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(make([]byte, 0, 9), byte(i)), h)
 }
+
+// setKey returns the key of hash h in the sets bucket.
+func setKey(h uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), h) }

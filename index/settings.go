@@ -39,6 +39,13 @@ type Settings struct {
 	// divide MinHashK. Zero means DefaultBands (14). Used only with MinHash.
 	Bands int `json:"bands"`
 
+	// MinBands is the fewest bands a document found through the band
+	// postings must share with the query to be a candidate: 1 (the
+	// default) takes any shared band, 2 with the default 14 bands is
+	// Broder's "share at least 2 of 14 supershingles" rule. 1 to Bands;
+	// used only with MinHash.
+	MinBands int `json:"min_bands,omitempty"`
+
 	// Text are the text-pipeline settings: how text is canonicalized,
 	// shingled and fingerprinted.
 	Text TextSettings `json:"text"`
@@ -87,8 +94,17 @@ func (s *Settings) normalize() (Settings, error) {
 		if n.Bands < 1 || n.Bands > 255 || n.MinHashK%n.Bands != 0 {
 			return n, fmt.Errorf("%w: bands %d must be in 1..255 and divide minhash k %d", ErrSettings, n.Bands, n.MinHashK)
 		}
+		if n.MinBands == 0 {
+			n.MinBands = 1
+		}
+		if n.MinBands < 1 || n.MinBands > n.Bands {
+			return n, fmt.Errorf("%w: min bands %d not in 1..%d (bands)", ErrSettings, n.MinBands, n.Bands)
+		}
+		if n.Text.Method.IsSet() {
+			return n, fmt.Errorf("%w: the %s method has its own postings and similarity; the MinHash layer is for simhash, dom and mfonda", ErrSettings, n.Text.Method)
+		}
 	} else {
-		n.MinHashK, n.Bands = 0, 0
+		n.MinHashK, n.Bands, n.MinBands = 0, 0, 0
 	}
 	text, err := n.Text.normalize()
 	if err != nil {
@@ -142,6 +158,9 @@ func (u *Settings) conflicts(st Settings) error {
 	}
 	if u.Bands != 0 && u.Bands != st.Bands {
 		return bad("bands", u.Bands, st.Bands)
+	}
+	if u.MinBands != 0 && u.MinBands != st.MinBands {
+		return bad("min bands", u.MinBands, st.MinBands)
 	}
 	if !reflect.ValueOf(u.Text).IsZero() {
 		text, err := u.Text.normalize()

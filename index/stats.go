@@ -27,10 +27,19 @@ type Stats struct {
 	PrefixBits int   `json:"prefix_bits"`
 	KeyBits    int   `json:"key_bits"`
 
-	// MinHash, MinHashK and Bands describe the MinHash layer.
+	// MinHash, MinHashK, Bands and MinBands describe the MinHash layer.
 	MinHash  bool `json:"minhash"`
 	MinHashK int  `json:"minhash_k"`
 	Bands    int  `json:"bands"`
+	MinBands int  `json:"min_bands,omitempty"`
+
+	// Method is the index's method (TextSettings.Method).
+	Method Method `json:"method"`
+
+	// SetHashes is the number of distinct hashes in the set postings, and
+	// SetBytes the size of their pages (set methods only).
+	SetHashes int   `json:"set_hashes,omitempty"`
+	SetBytes  int64 `json:"set_bytes,omitempty"`
 
 	// FileBytes is the size of the index file.
 	FileBytes int64 `json:"file_bytes"`
@@ -45,7 +54,7 @@ type Stats struct {
 }
 
 // Stats returns statistics of the index. It walks every page of the
-// tables, so it costs a read of the index (about a second per 10^8 table
+// tables (and of the set postings), so it costs a read of the index (about a second per 10^8 table
 // entries when cached).
 func (x *Index) Stats() (Stats, error) {
 	if err := x.checkOpen(); err != nil {
@@ -64,6 +73,8 @@ func (x *Index) Stats() (Stats, error) {
 		MinHash:       st.MinHash,
 		MinHashK:      st.MinHashK,
 		Bands:         st.Bands,
+		MinBands:      st.MinBands,
+		Method:        st.Text.Method,
 	}
 	err := x.db.View(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
@@ -73,6 +84,11 @@ func (x *Index) Stats() (Stats, error) {
 		s.FileBytes = tx.Size()
 		bs := tx.Bucket(bucketTables).Stats()
 		s.TableBytes = int64(bs.BranchAlloc + bs.LeafAlloc)
+		if b := tx.Bucket(bucketSets); b != nil && !m.loading {
+			ss := b.Stats()
+			s.SetHashes = ss.KeyN
+			s.SetBytes = int64(ss.BranchAlloc + ss.LeafAlloc)
+		}
 		return nil
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -85,7 +86,7 @@ func (x *Index) Delete(ids ...string) (int, error) {
 				continue
 			}
 			seen[n] = true
-			old, err := decodeRecord(docs.Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, true)
+			old, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return err
 			}
@@ -135,6 +136,9 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 		if x.settings.MinHash {
 			return record{}, fmt.Errorf("%w: document %q has a precomputed fingerprint, but the index has MinHash and needs text", ErrSettings, d.ID)
 		}
+		if x.lay.sets {
+			return record{}, fmt.Errorf("%w: document %q has a precomputed fingerprint, but the index's %s method needs text", ErrSettings, d.ID, x.settings.Text.Method)
+		}
 		return record{id: d.ID, fp: d.Fingerprint}, nil
 	}
 	if len(d.Text) > MaxDocSize {
@@ -142,6 +146,9 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 	}
 	an := a.analyze(d.Text)
 	r := record{id: d.ID, fp: an.fp, text: true, exact: an.exact}
+	if x.lay.sets {
+		r.set = slices.Clone(an.set[:min(len(an.set), MaxSetSize)])
+	}
 	if x.settings.MinHash {
 		r.sig = slices.Clone(an.sig)
 		r.bands = slices.Clone(an.bands)
@@ -222,7 +229,7 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 		}
 		if v := idb.Get([]byte(r.id)); len(v) == 4 {
 			n := binary.BigEndian.Uint32(v)
-			old, err := decodeRecord(docs.Get(docKey(n)), x.settings.MinHashK, x.settings.Bands, true)
+			old, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return 0, 0, 0, err
 			}
@@ -296,7 +303,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 				return err
 			}
 		}
-		buf = encodeRecord(nil, c.new)
+		buf = encodeRecord(nil, c.new, x.lay)
 		if err := docs.Put(nk, buf); err != nil {
 			return err
 		}
@@ -354,32 +361,68 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		}
 	}
 	if x.settings.MinHash {
-		return x.applyBands(tx, chs)
+		if err := x.applyBands(tx, chs); err != nil {
+			return err
+		}
+	}
+	if x.lay.sets {
+		return x.applySets(tx, chs)
 	}
 	return nil
 }
 
+// postingOp adds document n to, or removes it from, the posting of key.
+type postingOp struct {
+	key string
+	n   uint32
+	del bool
+}
+
 // applyBands updates the band postings for chs.
 func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
-	type bandOp struct {
-		key string
-		n   uint32
-		del bool
-	}
-	var ops []bandOp
+	var ops []postingOp
 	for _, c := range chs {
 		for _, r := range [2]*record{c.old, c.new} {
 			if r == nil || !r.text {
 				continue
 			}
 			for i, h := range r.bands {
-				ops = append(ops, bandOp{string(bandKey(i, h)), c.n, r == c.old})
+				ops = append(ops, postingOp{string(bandKey(i, h)), c.n, r == c.old})
 			}
 		}
 	}
+	return updatePostings(tx.Bucket(bucketBands), ops, "band")
+}
+
+// applySets updates the set postings for chs.
+func (x *Index) applySets(tx *bolt.Tx, chs []change) error {
+	var ops []postingOp
+	for _, c := range chs {
+		for _, r := range [2]*record{c.old, c.new} {
+			if r == nil || !r.text {
+				continue
+			}
+			for _, h := range r.set {
+				ops = append(ops, postingOp{string(setKey(h)), c.n, r == c.old})
+			}
+		}
+	}
+	return updatePostings(tx.Bucket(bucketSets), ops, "set")
+}
+
+// updatePostings applies ops to the roaring postings of bucket b: each
+// posting changed is read, updated, run-optimized and written once, and
+// removed when it becomes empty.
+func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	if b == nil {
+		return fmt.Errorf("%w: %s postings missing", ErrCorrupt, what)
+	}
 	// Deletions before additions of the same key and number.
-	slices.SortStableFunc(ops, func(a, b bandOp) int {
-		if c := bytes.Compare([]byte(a.key), []byte(b.key)); c != 0 {
+	slices.SortStableFunc(ops, func(a, b postingOp) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
 			return c
 		}
 		if a.del != b.del {
@@ -390,13 +433,12 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 		}
 		return 0
 	})
-	bb := tx.Bucket(bucketBands)
 	for i := 0; i < len(ops); {
 		key := []byte(ops[i].key)
 		bm := roaring.New()
-		if v := bb.Get(key); v != nil {
+		if v := b.Get(key); v != nil {
 			if _, err := bm.FromBuffer(v); err != nil {
-				return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+				return fmt.Errorf("%w: %s posting: %v", ErrCorrupt, what, err)
 			}
 			bm = bm.Clone()
 		}
@@ -408,7 +450,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 			}
 		}
 		if bm.IsEmpty() {
-			if err := bb.Delete(key); err != nil {
+			if err := b.Delete(key); err != nil {
 				return err
 			}
 			continue
@@ -418,7 +460,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 		if err != nil {
 			return err
 		}
-		if err := bb.Put(key, v); err != nil {
+		if err := b.Put(key, v); err != nil {
 			return err
 		}
 	}

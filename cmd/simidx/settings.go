@@ -23,6 +23,7 @@ type settingsFlags struct {
 	minHash      bool
 	minHashK     int
 	bands        int
+	minBands     int
 
 	markup      string
 	noNormalize bool
@@ -39,6 +40,13 @@ type settingsFlags struct {
 	shingleSize int
 	features    string
 	featureSize int
+
+	sentences    int
+	sentenceEnds string
+	words        int
+	minLetters   int
+	minShared    int
+	threshold    float64
 }
 
 // addIndexFlags defines the flags of the index structure: -k (unless
@@ -59,6 +67,8 @@ func (s *settingsFlags) addIndexFlags(fs *pflag.FlagSet, withK bool) {
 		"MinHash `values` per document (with --minhash)")
 	fs.IntVar(&s.bands, "bands", index.DefaultBands,
 		"LSH `bands` of the MinHash signature; must divide --minhash-k")
+	fs.IntVar(&s.minBands, "min-bands", 1,
+		"`bands` a MinHash band candidate must share (2 of 14 is Broder's supershingle rule)")
 }
 
 // addTextFlags defines the flags of the text pipeline.
@@ -78,7 +88,7 @@ func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&s.foldPlurals, "fold-plurals", false, "fold English plurals to singulars (-ies to -y, trailing -s)")
 	fs.Uint64Var(&s.sample, "sample-mod", 0, "keep only shingle hashes divisible by `P` (mod-p sampling; 0 keeps all)")
 	fs.StringVar(&s.method, "method", "simhash",
-		"fingerprint `method`: simhash (of the text), dom (of an HTML page's tag structure) or mfonda (mfonda/simhash-compatible)")
+		"matching `method`: simhash (of the text), dom (of an HTML page's tag structure), mfonda (mfonda/simhash-compatible), nshash (documents sharing one of their longest sentences) or short (short documents sharing most of their longest words)")
 	fs.Float64Var(&s.domDecay, "dom-decay", 0.45, "weight `factor` per level of nesting with --method dom")
 	fs.IntVar(&s.shingleSize, "shingle-size", shingle.DefaultSize,
 		"`units` per shingle of the MinHash layer")
@@ -86,6 +96,18 @@ func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
 		"simhash `features`: units (every word, weighted by frequency) or shingles")
 	fs.IntVar(&s.featureSize, "feature-size", simhash.DefaultShingleSize,
 		"`units` per simhash feature with --features shingles")
+	fs.IntVar(&s.sentences, "sentences", index.DefaultSentences,
+		"with --method nshash: longest `sentences` hashed per document")
+	fs.StringVar(&s.sentenceEnds, "sentence-ends", shingle.DefaultSentenceEnds,
+		"with --method nshash: the `characters` that end a sentence")
+	fs.IntVar(&s.words, "words", index.DefaultWords,
+		"with --method short: longest distinct `words` hashed per document")
+	fs.IntVar(&s.minLetters, "min-letters", index.DefaultMinLetters,
+		"with --method short: fewest `letters` of a word hashed")
+	fs.IntVar(&s.minShared, "min-shared", index.DefaultMinShared,
+		"with --method short: fewest `words` two documents share to be compared")
+	fs.Float64Var(&s.threshold, "threshold", index.DefaultThreshold,
+		"with --method short: least `share` of the shorter document's words in common")
 }
 
 func (s *settingsFlags) changed(name string) bool {
@@ -135,6 +157,12 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 			return nil, usagef("--bands must be positive, not %d", s.bands)
 		}
 		st.Bands = s.bands
+	}
+	if set("min-bands") {
+		if s.minBands <= 0 {
+			return nil, usagef("--min-bands must be positive, not %d", s.minBands)
+		}
+		st.MinBands = s.minBands
 	}
 	if set("markup") {
 		switch strings.ToLower(s.markup) {
@@ -187,10 +215,10 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	}
 	if set("method") {
 		switch m := index.Method(strings.ToLower(s.method)); m {
-		case index.MethodSimhash, index.MethodDOM, index.MethodMfonda:
+		case index.MethodSimhash, index.MethodDOM, index.MethodMfonda, index.MethodNshash, index.MethodShort:
 			st.Text.Method = m
 		default:
-			return nil, usagef("--method must be simhash, dom or mfonda, not %q", s.method)
+			return nil, usagef("--method must be simhash, dom, mfonda, nshash or short, not %q", s.method)
 		}
 	}
 	if set("dom-decay") {
@@ -221,8 +249,52 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 		}
 		st.Text.FeatureSize = s.featureSize
 	}
+	if set("sentences") {
+		if s.sentences <= 0 || s.sentences > index.MaxSetSize {
+			return nil, usagef("--sentences must be 1 to %d, not %d", index.MaxSetSize, s.sentences)
+		}
+		st.Text.Sentences = s.sentences
+	}
+	if set("sentence-ends") {
+		if s.sentenceEnds == "" {
+			return nil, usagef("--sentence-ends must not be empty")
+		}
+		st.Text.SentenceEnds = s.sentenceEnds
+	}
+	if set("words") {
+		if s.words <= 0 || s.words > index.MaxSetSize {
+			return nil, usagef("--words must be 1 to %d, not %d", index.MaxSetSize, s.words)
+		}
+		st.Text.Words = s.words
+	}
+	if set("min-letters") {
+		if s.minLetters <= 0 {
+			return nil, usagef("--min-letters must be positive, not %d", s.minLetters)
+		}
+		st.Text.MinLetters = s.minLetters
+	}
+	if set("min-shared") {
+		if s.minShared <= 0 {
+			return nil, usagef("--min-shared must be positive, not %d", s.minShared)
+		}
+		st.Text.MinShared = s.minShared
+	}
+	if set("threshold") {
+		if !(s.threshold > 0 && s.threshold <= 1) {
+			return nil, usagef("--threshold must be in (0, 1], not %v", s.threshold)
+		}
+		st.Text.Threshold = s.threshold
+	}
 	if !any {
 		return nil, nil
+	}
+	// The method's own flags without the method: name it, rather than
+	// fail later on the default method.
+	switch {
+	case st.Text.Method == "" && (st.Text.Sentences != 0 || st.Text.SentenceEnds != ""):
+		return nil, usagef("--sentences and --sentence-ends are for --method nshash")
+	case st.Text.Method == "" && (st.Text.Words != 0 || st.Text.MinLetters != 0 || st.Text.MinShared != 0 || st.Text.Threshold != 0):
+		return nil, usagef("--words, --min-letters, --min-shared and --threshold are for --method short")
 	}
 	return &st, nil
 }
