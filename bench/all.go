@@ -305,20 +305,20 @@ func (r *report) writeDefaults(w io.Writer) {
 			if row.K != indexK {
 				continue
 			}
-			if row.Features == "units (default)" {
+			if row.Features == "units and pairs (default)" {
 				units = row
 			} else if row.F1 > bestOther.F1 {
 				bestOther = row
 			}
 		}
-		verdict := fmt.Sprintf("%s: supports it, at k=%d no other feature choice tried has a higher F1 (J>=0.8) than units, %.3f; the next best is %s, %.3f", spec.Name, indexK, units.F1, bestOther.Features, bestOther.F1)
+		verdict := fmt.Sprintf("%s: supports it, at k=%d no other feature choice tried has a higher F1 (J>=0.8) than the default, %.3f; the next best is %s, %.3f", spec.Name, indexK, units.F1, bestOther.Features, bestOther.F1)
 		if bestOther.F1 > units.F1+1e-12 {
-			verdict = fmt.Sprintf("%s: **contradicts it**, at k=%d %s has F1 (J>=0.8) %.3f, units %.3f", spec.Name, indexK, bestOther.Features, bestOther.F1, units.F1)
+			verdict = fmt.Sprintf("%s: **contradicts it**, at k=%d %s has F1 (J>=0.8) %.3f, the default %.3f", spec.Name, indexK, bestOther.Features, bestOther.F1, units.F1)
 		}
 		fv = append(fv, verdict)
 	}
 	if len(fv) > 0 {
-		fmt.Fprintf(w, "| simhash features | every word (every character in Han and Kana text), TF weights | [feature choices](#simhash-feature-choices) | %s. |\n", strings.Join(fv, "; "))
+		fmt.Fprintf(w, "| simhash features | every word and every pair of consecutive words (characters in Han and Kana text), TF weights | [feature choices](#simhash-feature-choices) | %s. |\n", strings.Join(fv, "; "))
 	}
 	if sa != nil {
 		k3, _ := findParam(sa.Simhash, fmt.Sprintf("k=%d", indexK))

@@ -79,8 +79,9 @@ func runFeatures(spec corpusSpec, path string) (*featuresResult, error) {
 		name string
 		opts simhash.Options
 	}{
-		{"units (default)", simhash.Options{}},
-		{"units, 2-char grams", simhash.Options{Text: shingle.Options{Gram: 2}}},
+		{"units and pairs (default)", simhash.Options{}},
+		{"units", simhash.Options{Features: simhash.Units}},
+		{"units, 2-char grams", simhash.Options{Features: simhash.Units, Text: shingle.Options{Gram: 2}}},
 		{"shingles of 2", simhash.Options{Features: simhash.Shingles, ShingleSize: 2}},
 		{"shingles of 3", simhash.Options{Features: simhash.Shingles, ShingleSize: 3}},
 		{"mfonda words", simhash.Options{}},

@@ -21,7 +21,11 @@ func BenchmarkHasher(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		opts simhash.Options
-	}{{"units", simhash.Options{}}, {"shingles2", simhash.Options{Features: simhash.Shingles}}} {
+	}{
+		{"default", simhash.Options{}},
+		{"units", simhash.Options{Features: simhash.Units}},
+		{"shingles2", simhash.Options{Features: simhash.Shingles}},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			h, err := simhash.NewHasher(&c.opts)
 			if err != nil {

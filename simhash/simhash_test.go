@@ -123,6 +123,7 @@ func TestGolden(t *testing.T) {
 		opts simhash.Options
 	}{
 		{"default", simhash.Options{}},
+		{"units", simhash.Options{Features: simhash.Units}},
 		{"shingles2", simhash.Options{Features: simhash.Shingles}},
 		{"shingles3", simhash.Options{Features: simhash.Shingles, ShingleSize: 3}},
 		{"chars-shingles4", simhash.Options{Features: simhash.Shingles, ShingleSize: 4, Text: shingle.Options{Unit: shingle.Chars}}},

@@ -197,7 +197,7 @@ func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 	slices.SortFunc(ps, func(p, q index.Pair) int {
 		return cmp.Or(cmp.Compare(p.A, q.A), cmp.Compare(p.B, q.B))
 	})
-	minHash := x.Settings().MinHash
+	minHash := x.Settings().MinHash || x.Settings().Text.Method.IsSet() // both report a similarity
 	if minHash {
 		w.header("A", "B", "DISTANCE", "SIMILARITY")
 	} else {

@@ -36,8 +36,9 @@ func TestDedupSample(t *testing.T) {
 	for _, family := range [][]string{
 		{"GPL-2.0-only.txt", "GPL-2.0-or-later.txt"},
 		{"Apache-2.0.txt", "ECL-2.0.txt"},
-		{"MIT.txt", "MIT-0.txt"},
-		{"BSD-2-Clause.txt", "BSD-3-Clause.txt"},
+		{"JSON.txt", "MIT.txt"},
+		{"BSD-3-Clause.txt", "BSD-3-Clause-Attribution.txt"},
+		{"GPL-3.0-only.txt", "GPL-3.0-or-later.txt"},
 		{"CC-BY-4.0.txt", "CC-BY-SA-4.0.txt"},
 		{"MPL-2.0.txt", "MPL-2.0-no-copyleft-exception.txt"},
 	} {

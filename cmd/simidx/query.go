@@ -90,7 +90,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			minHash := x.Settings().MinHash
+			minHash := x.Settings().MinHash || x.Settings().Text.Method.IsSet() // both report a similarity
 			if minHash {
 				w.header("QUERY", "ID", "DISTANCE", "SIMILARITY")
 			} else {
