@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -375,30 +376,12 @@ func (x *Index) setMatch(a, b []uint64) (float64, bool) {
 	if len(a) == 0 || len(b) == 0 {
 		return 0, false
 	}
-	shared := intersect(a, b)
+	shared := shingle.Intersection(a, b)
 	sim := float64(shared) / float64(min(len(a), len(b)))
 	if x.settings.Text.Method == MethodShort {
 		return sim, shared >= x.settings.Text.MinShared && sim >= x.settings.Text.Threshold
 	}
 	return sim, shared >= 1
-}
-
-// intersect returns |a ∩ b| for two sorted sets.
-func intersect(a, b []uint64) int {
-	n, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			n++
-			i++
-			j++
-		}
-	}
-	return n
 }
 
 // sortMatches sorts by distance, then similarity (highest first), then ID;

@@ -9,8 +9,9 @@ func Set(hashes []uint64) []uint64 {
 	return slices.Compact(hashes)
 }
 
-// intersect returns |a ∩ b| for two sets made by [Set]. Cost: O(|a|+|b|).
-func intersect(a, b []uint64) int {
+// Intersection returns |a ∩ b| for two sets made by [Set]. Cost:
+// O(|a|+|b|).
+func Intersection(a, b []uint64) int {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -33,7 +34,7 @@ func Jaccard(a, b []uint64) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
-	c := intersect(a, b)
+	c := Intersection(a, b)
 	return float64(c) / float64(len(a)+len(b)-c)
 }
 
@@ -43,7 +44,7 @@ func Containment(a, b []uint64) float64 {
 	if len(a) == 0 {
 		return 1
 	}
-	return float64(intersect(a, b)) / float64(len(a))
+	return float64(Intersection(a, b)) / float64(len(a))
 }
 
 // Dice returns 2|a ∩ b| / (|a| + |b|) for two sets made by [Set]; 1 when both
@@ -52,5 +53,5 @@ func Dice(a, b []uint64) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}
-	return 2 * float64(intersect(a, b)) / float64(len(a)+len(b))
+	return 2 * float64(Intersection(a, b)) / float64(len(a)+len(b))
 }

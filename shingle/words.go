@@ -70,5 +70,5 @@ func Overlap(a, b []uint64) float64 {
 	if len(a) == 0 || len(b) == 0 {
 		return 0
 	}
-	return float64(intersect(a, b)) / float64(min(len(a), len(b)))
+	return float64(Intersection(a, b)) / float64(min(len(a), len(b)))
 }

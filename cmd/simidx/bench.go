@@ -87,25 +87,9 @@ Example:
 			if err != nil {
 				return err
 			}
-			s, err := sf.settings()
+			f, err := sf.fingerprinter(db)
 			if err != nil {
 				return err
-			}
-			if db != "" {
-				if s != nil {
-					return usagef("give either --db or settings flags, not both")
-				}
-				x, err := openExisting(db, true)
-				if err != nil {
-					return err
-				}
-				st := x.Settings()
-				s = &st
-				x.Close()
-			}
-			f, err := index.NewFingerprinter(s)
-			if err != nil {
-				return usagef("invalid settings: %v", err)
 			}
 			con := &console{w: e.stderr, cmd: "bench"}
 			r, err := newReader(args, in, e.stdin, con)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/simidx/simidx/index"
 	"github.com/spf13/pflag"
 )
 
@@ -47,25 +46,9 @@ Example:
 			if in.format == inputHashes {
 				return usagef("--input hashes already holds fingerprints; use files, jsonl or lines")
 			}
-			s, err := sf.settings()
+			f, err := sf.fingerprinter(db)
 			if err != nil {
 				return err
-			}
-			if db != "" {
-				if s != nil {
-					return usagef("give either --db or settings flags, not both")
-				}
-				x, err := openExisting(db, true)
-				if err != nil {
-					return err
-				}
-				st := x.Settings()
-				s = &st
-				x.Close()
-			}
-			f, err := index.NewFingerprinter(s)
-			if err != nil {
-				return usagef("invalid settings: %v", err)
 			}
 			if len(args) == 0 {
 				args = []string{"-"}

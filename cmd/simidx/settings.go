@@ -298,3 +298,30 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	}
 	return &st, nil
 }
+
+// fingerprinter returns a Fingerprinter for the settings of the index at
+// db, or, when db is empty, for the settings named by the flags (the
+// defaults where none is given). Giving both is a usage error.
+func (s *settingsFlags) fingerprinter(db string) (*index.Fingerprinter, error) {
+	st, err := s.settings()
+	if err != nil {
+		return nil, err
+	}
+	if db != "" {
+		if st != nil {
+			return nil, usagef("give either --db or settings flags, not both")
+		}
+		x, err := openExisting(db, true)
+		if err != nil {
+			return nil, err
+		}
+		stored := x.Settings()
+		st = &stored
+		x.Close()
+	}
+	f, err := index.NewFingerprinter(st)
+	if err != nil {
+		return nil, usagef("invalid settings: %v", err)
+	}
+	return f, nil
+}
