@@ -40,6 +40,7 @@ type serveConfig struct {
 	NoSync     bool
 	GroupDelay time.Duration
 	Bin        string
+	Wrk        bool // also measure with wrk, when installed
 }
 
 // serveMain is the serve subcommand: build an index of n documents, start
@@ -60,6 +61,7 @@ func serveMain(args []string) error {
 	fs.BoolVar(&c.NoSync, "no-sync", false, "run the server with --no-sync (adds are then not durable)")
 	fs.DurationVar(&c.GroupDelay, "group-delay", 0, "the server's --group-delay")
 	fs.StringVar(&c.Bin, "bin", "", "simidx binary to run (default: built from ../cmd/simidx)")
+	fs.BoolVar(&c.Wrk, "wrk", true, "also measure queries and adds with wrk (a C load generator), when installed")
 	fs.Parse(args)
 	c.Phases = strings.Split(*phases, ",")
 	for _, p := range c.Phases {
@@ -330,6 +332,12 @@ func runServe(c serveConfig, w io.Writer) error {
 			if r.l.err != nil {
 				fmt.Fprintf(w, "       first %s error: %v\n", r.op, r.l.err)
 			}
+		}
+	}
+
+	if c.Wrk {
+		if err := runWrk(w, c, base, dir, texts); err != nil {
+			return err
 		}
 	}
 
