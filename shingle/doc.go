@@ -20,7 +20,9 @@
 //     characters);
 //  4. full Unicode case folding, with Cyrillic ё folded to е;
 //  5. Han characters folded to one form of their traditional, simplified and
-//     variant spellings (a table generated from Unicode's Unihan data).
+//     variant spellings (a table generated from Unicode's Unihan data), and
+//     the words that Taiwan and mainland Chinese write differently folded
+//     to the mainland word (a table generated from OpenCC's dictionary).
 //
 // Each step is an [Options] field whose zero value is the default. The units
 // are words (tokens) by default, or characters with [Chars].

@@ -65,7 +65,7 @@ type Options struct {
 	KeepPunct bool `json:"keep_punct,omitempty"`
 	// NoHanFold skips folding Han characters to one form of their
 	// variants (traditional to simplified, 爲/為, 閑/閒), from Unicode's
-	// Unihan data.
+	// Unihan data, and Taiwan words to mainland ones (檔案/文件).
 	NoHanFold bool `json:"no_han_fold,omitempty"`
 	// Gram is the number of characters per token in scripts written without
 	// spaces (Han, Kana, Thai, ...): their text becomes overlapping

@@ -37,6 +37,8 @@ type Tokenizer struct {
 	runEnds []int  // runEnds[i] is the end in run of character i
 	runNext int    // the character the next gram starts at; -1: no run
 	runMore bool   // the run was cut at maxRun characters and goes on in src
+	pbuf    []byte // run after phrase folding (swapped with run)
+	pends   []int  // runEnds of pbuf
 
 	mbuf []byte // markup-free text
 	nbuf []byte // normalized text
@@ -136,6 +138,9 @@ func (t *Tokenizer) gatherRun() {
 		t.runEnds = append(t.runEnds, len(t.run))
 	}
 	t.pos = i
+	if !t.opts.NoHanFold {
+		t.foldPhrases()
+	}
 }
 
 // nextGram returns the next gram of the current run, or ok == false when

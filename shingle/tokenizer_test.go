@@ -60,6 +60,8 @@ func TestHanFold(t *testing.T) {
 		{"这是繁体中文，测试简体", "這是繁體中文，測試簡體"},
 		{"爲", "為"}, {"閑", "閒"}, {"为", "為"}, {"闲", "閑"},
 		{"软件开发", "軟件開發"},
+		// Taiwan and mainland words: 檔案/文件 (file), 程式/程序 (program).
+		{"这个程序读取文件", "這個程式讀取檔案"},
 	} {
 		a, b := strings.Join(tokens(t, nil, p[0]), " "), strings.Join(tokens(t, nil, p[1]), " ")
 		if a != b {
