@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-//go:generate go run ./internal/genhan -src /usr/share/unicode -o hanfold_table.go
+//go:generate sh -c "opencc_dict -i /usr/share/opencc/TSCharacters.ocd2 -o /tmp/TSCharacters.txt -f ocd2 -t text && go run ./internal/genhan -src /usr/share/unicode -opencc /tmp/TSCharacters.txt -o hanfold_table.go"
 
 // Dense folding of the CJK Unified Ideographs blocks 0x3400..0x9FFF, where
 // nearly all text is: one load instead of a binary search. Built from the

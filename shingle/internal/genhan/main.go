@@ -9,11 +9,14 @@
 //
 // Usage (from package shingle, through go generate):
 //
-//	go run ./internal/genhan -src /usr/share/unicode -o hanfold_table.go
+//	opencc_dict -i /usr/share/opencc/TSCharacters.ocd2 -o /tmp/TSCharacters.txt -f ocd2 -t text
+//	go run ./internal/genhan -src /usr/share/unicode -opencc /tmp/TSCharacters.txt -o hanfold_table.go
 //
-// The source is Debian's unicode-data package (apt-get install unicode-data),
+// The sources are Debian's unicode-data package (apt-get install unicode-data),
 // which ships the Unihan files compressed with bzip2; plain .txt files work
 // too. Unihan_Readings.txt gives character frequencies (kHanyuPinlu).
+// OpenCC's TSCharacters (Debian's opencc and libopencc1.1 packages) adds the
+// traditional/simplified pairs that Unihan lacks.
 package main
 
 import (
@@ -31,11 +34,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 func main() {
 	src := flag.String("src", "/usr/share/unicode", "directory holding Unihan_Variants.txt and Unihan_Readings.txt, plain or .bz2")
 	out := flag.String("o", "hanfold_table.go", "output Go file")
+	occ := flag.String("opencc", "", "OpenCC's TSCharacters dumped to text by opencc_dict (optional): more traditional/simplified pairs")
 	flag.Parse()
 	var links []link
 	var version string
@@ -52,6 +57,14 @@ func main() {
 	}
 	if err != nil {
 		log.Fatalf("%v (install Debian's unicode-data package, or pass -src)", err)
+	}
+	if *occ != "" {
+		extra, err := readOpenCC(*occ)
+		if err != nil {
+			log.Fatal(err)
+		}
+		links = append(links, extra...)
+		version += " and OpenCC TSCharacters"
 	}
 	table := build(links, freq)
 	code, err := render(table, version)
@@ -124,6 +137,32 @@ func readLinks(r io.Reader) ([]link, string, error) {
 		}
 	}
 	return links, version, sc.Err()
+}
+
+// readOpenCC returns the traditional/simplified pairs of OpenCC's
+// TSCharacters dictionary (one traditional character, a tab, and its
+// simplified forms) as kSimplifiedVariant links: Unihan lacks some common
+// ones (遊/游, 佈/布).
+func readOpenCC(path string) ([]link, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var links []link
+	for _, line := range strings.Split(string(b), "\n") {
+		from, to, ok := strings.Cut(line, "\t")
+		if !ok || utf8.RuneCountInString(from) != 1 {
+			continue
+		}
+		a, _ := utf8.DecodeRuneInString(from)
+		for _, t := range strings.Fields(to) {
+			if utf8.RuneCountInString(t) == 1 {
+				r, _ := utf8.DecodeRuneInString(t)
+				links = append(links, link{"kSimplifiedVariant", a, r})
+			}
+		}
+	}
+	return links, nil
 }
 
 var pinluRE = regexp.MustCompile(`\((\d+)\)`)

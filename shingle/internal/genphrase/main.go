@@ -1,6 +1,6 @@
 // Command genphrase generates the Han phrase-folding table of package
 // shingle: the words that Taiwan and mainland Chinese write differently
-// (檔案/文件, 程式/程序, 預設/默認), folded to the mainland word, so that a
+// (檔案/文件, 程式/程序, 預設/缺省), folded to the mainland word, so that a
 // text and its translation between the two scripts share their tokens.
 //
 // The source is OpenCC's TWPhrasesRev dictionary, as shipped by Debian's
@@ -69,10 +69,18 @@ func main() {
 		if !ok {
 			continue
 		}
-		to, _, _ = strings.Cut(to, " ") // the first of the alternatives
-		k, v := fold(from), fold(to)
-		if k != v && utf8.RuneCountInString(k) >= 2 && allHan(k) {
-			table[k] = v
+		// Every mainland alternative folds to the first, so that a text
+		// and its translation meet whichever word the translator chose.
+		alts := strings.Fields(to)
+		if len(alts) == 0 {
+			continue
+		}
+		v := fold(alts[0])
+		for _, w := range append([]string{from}, alts[1:]...) {
+			k := fold(w)
+			if k != v && utf8.RuneCountInString(k) >= 2 && allHan(k) {
+				table[k] = v
+			}
 		}
 	}
 	if err := sc.Err(); err != nil {
