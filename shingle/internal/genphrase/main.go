@@ -34,6 +34,15 @@ import (
 	"github.com/simidx/simidx/shingle"
 )
 
+func sortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
 // allHan reports whether every rune of s is in the CJK blocks, as the runs
 // the table applies to are.
 func allHan(s string) bool {
@@ -99,10 +108,11 @@ func main() {
 			kept[k] = true
 		}
 	}
+	// In sorted order, so that the result does not depend on map order.
 	for changed := true; changed; {
 		changed = false
-		for k := range kept {
-			for k2 := range kept {
+		for _, k := range sortedKeys(kept) {
+			for _, k2 := range sortedKeys(kept) {
 				if strings.Contains(table[k], k2) {
 					delete(kept, k)
 					changed = true
