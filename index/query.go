@@ -203,11 +203,10 @@ func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
 	if err != nil {
 		return nil, err
 	}
-	docs := tx.Bucket(bucketDocs)
 	out := make([]Match, len(found))
 	for i, f := range found {
 		out[i] = f.m
-		out[i].ID = idOf(docs.Get(docKey(f.n)), x.lay)
+		out[i].ID = idOf(f.rec, x.lay)
 	}
 	x.sortMatches(out)
 	if q.limit > 0 && len(out) > q.limit {
@@ -218,8 +217,9 @@ func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
 
 // found is a match by document number, without its ID.
 type found struct {
-	n uint32
-	m Match
+	n   uint32
+	m   Match
+	rec []byte // the document's record, valid in the transaction
 }
 
 // find returns the documents matching pr in tx, in document-number order.
@@ -292,7 +292,8 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	}
 	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.n, b.n) })
 	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.n == b.n })
-	docs := tx.Bucket(bucketDocs)
+	// One cursor for every record: a bbolt Get makes a new cursor each time.
+	dc := tx.Bucket(bucketDocs).Cursor()
 	var sig, set []uint64
 	var dk [4]byte
 	out := make([]found, 0, len(hits))
@@ -300,7 +301,11 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		if int64(h.n) == pr.self {
 			continue
 		}
-		v := docs.Get(binary.BigEndian.AppendUint32(dk[:0], h.n))
+		key := binary.BigEndian.AppendUint32(dk[:0], h.n)
+		k, v := dc.Seek(key)
+		if !bytes.Equal(k, key) {
+			v = nil
+		}
 		if len(v) < 9 {
 			return nil, fmt.Errorf("%w: document %d in a table or posting has no record", ErrCorrupt, h.n)
 		}
@@ -328,7 +333,7 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		if !keep && !exactSet[h.n] {
 			continue
 		}
-		out = append(out, found{n: h.n, m: m})
+		out = append(out, found{n: h.n, m: m, rec: v})
 	}
 	return out, nil
 }
