@@ -38,6 +38,8 @@ type report struct {
 	Cfg      allConfig
 	Missing  []string
 	Truth    []*truthResult
+	Methods  []*methodsCorpus // every method side by side
+	Scripts  *scriptsResult   // simplified and traditional Chinese, Russian exact groups
 	Planted  []*plantedResult
 	Features map[string]*featuresResult
 	FP       *fpResult
@@ -119,6 +121,30 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 			return err
 		}); err != nil {
 			return nil, err
+		}
+	}
+	for _, mc := range methodCorpora {
+		p, ok := path(mc.Name)
+		if !ok {
+			continue
+		}
+		if err := step("methods "+mc.Name, func() error {
+			m, err := runMethods(mc.corpusSpec, mc.Short, p, maxDocs, io.Discard)
+			r.Methods = append(r.Methods, m)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	if _, okA := path("manpages-zh-Hans"); okA {
+		if _, okB := path("manpages-zh-Hant"); okB && !cfg.Quick {
+			if err := step("scripts", func() error {
+				var err error
+				r.Scripts, err = runScripts(cfg.Corpora)
+				return err
+			}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, spec := range plantedCorpora {
@@ -277,6 +303,21 @@ func (r *report) markdown(w io.Writer) {
 	fmt.Fprintln(w)
 	r.writeDefaults(w)
 	r.writeTruth(w)
+	if len(r.Methods) > 0 {
+		fmt.Fprintln(w, "## Methods side by side")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, methodsIntro())
+		fmt.Fprintln(w)
+		writeMethods(w, r.Methods)
+	}
+	if r.Scripts != nil {
+		fmt.Fprintln(w, "## Chinese in two scripts, Russian exact duplicates")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Subcommand `scripts`.")
+		fmt.Fprintln(w)
+		r.Scripts.writeMarkdown(w)
+		fmt.Fprintln(w)
+	}
 	r.writePlanted(w)
 	r.writeSpeed(w)
 	r.writeFeatures(w)

@@ -7,6 +7,7 @@
 //	go run . truth -corpus FILE.jsonl [-unit words|chars] [-size 5] [-variants]
 //	go run . planted -corpus FILE.jsonl [-unit words|chars] [-size 5] [-docs 200]
 //	go run . e2e -corpus FILE.jsonl [-rounds 2]
+//	go run . methods --corpora DIR [-max-docs N]
 //	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
@@ -31,6 +32,11 @@
 //
 // e2e: builds the simidx command and times `simidx index` on a corpus.
 //
+// methods: every method of the index (simhash, with and without the
+// MinHash layer, nshash, short, mfonda) on short and long corpora: a real
+// index built with index.Load, its pairs from index.Pairs scored against
+// the ground truth, with load and Pairs times.
+//
 // all: runs everything on the corpora of a directory and writes
 // docs/benchmarks.md and the SVG charts of docs/charts.
 //
@@ -54,6 +60,7 @@ var commands = map[string]func(args []string) error{
 	"truth":        truthMain,
 	"planted":      plantedMain,
 	"e2e":          e2eMain,
+	"methods":      methodsMain,
 	"all":          allMain,
 }
 

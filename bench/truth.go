@@ -117,9 +117,20 @@ type truthResult struct {
 	Variants   []methodResult // MinHash K/bands alternatives (spamassassin-body only)
 }
 
-// runTruth evaluates simhash and MinHash with the default settings on one
-// corpus. maxDocs > 0 keeps only the first maxDocs documents.
-func runTruth(spec corpusSpec, path string, maxDocs int, variants bool) (*truthResult, error) {
+// corpusTruth is a corpus and its ground truth.
+type corpusTruth struct {
+	Texts    [][]byte   // the documents with at least one shingle, in corpus order
+	Sets     [][]uint64 // their shingle sets
+	Empty    int        // documents without shingles, left out
+	Truth    map[eval.Pair]float64
+	JoinTime time.Duration
+}
+
+// loadTruth reads a corpus and computes its ground truth: every pair of
+// documents whose shingle sets have Jaccard >= truthFloor, by the exact
+// join. Pairs are positions in Texts. maxDocs > 0 keeps only the first
+// maxDocs documents.
+func loadTruth(spec corpusSpec, path string, maxDocs int) (*corpusTruth, error) {
 	docs, err := testcorpus.Load(path)
 	if err != nil {
 		return nil, err
@@ -131,25 +142,33 @@ func runTruth(spec corpusSpec, path string, maxDocs int, variants bool) (*truthR
 	if err != nil {
 		return nil, err
 	}
-	res := &truthResult{Spec: spec, Path: path}
-	var sets [][]uint64
-	var texts [][]byte
+	c := &corpusTruth{Truth: map[eval.Pair]float64{}}
 	for _, d := range docs {
 		s := shingle.Set(sh.AppendHashes(nil, []byte(d.Text)))
 		if len(s) == 0 {
-			res.Empty++
+			c.Empty++
 			continue
 		}
-		sets = append(sets, s)
-		texts = append(texts, []byte(d.Text))
+		c.Sets = append(c.Sets, s)
+		c.Texts = append(c.Texts, []byte(d.Text))
 	}
-	res.Docs = len(sets)
-	truth := map[eval.Pair]float64{}
 	t0 := time.Now()
-	if err := eval.Join(sets, truthFloor, func(i, j int, s float64) { truth[eval.MakePair(i, j)] = s }); err != nil {
+	if err := eval.Join(c.Sets, truthFloor, func(i, j int, s float64) { c.Truth[eval.MakePair(i, j)] = s }); err != nil {
 		return nil, err
 	}
-	res.JoinTime = time.Since(t0)
+	c.JoinTime = time.Since(t0)
+	return c, nil
+}
+
+// runTruth evaluates simhash and MinHash with the default settings on one
+// corpus. maxDocs > 0 keeps only the first maxDocs documents.
+func runTruth(spec corpusSpec, path string, maxDocs int, variants bool) (*truthResult, error) {
+	c, err := loadTruth(spec, path, maxDocs)
+	if err != nil {
+		return nil, err
+	}
+	sets, texts, truth := c.Sets, c.Texts, c.Truth
+	res := &truthResult{Spec: spec, Path: path, Docs: len(sets), Empty: c.Empty, JoinTime: c.JoinTime}
 	res.Pairs = len(truth)
 	_, res.PerBin = eval.RecallByBin(truth, nil, truthBins)
 	res.CrossCheck, err = crossCheck(sets, truth, 400)
