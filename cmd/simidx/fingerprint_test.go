@@ -104,3 +104,21 @@ func TestFingerprintErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintFeatures checks that --features names the default
+// explicitly and that the other choices change the fingerprint.
+func TestFingerprintFeatures(t *testing.T) {
+	def := mustRun(t, "", "fingerprint", testdataFile("MIT.txt")).stdout
+	if got := mustRun(t, "", "fingerprint", "--features", "units+pairs", testdataFile("MIT.txt")).stdout; got != def {
+		t.Errorf("--features units+pairs gives %q, the default %q", got, def)
+	}
+	for _, f := range []string{"units", "shingles"} {
+		if got := mustRun(t, "", "fingerprint", "--features", f, testdataFile("MIT.txt")).stdout; got == def {
+			t.Errorf("--features %s gives the default fingerprint", f)
+		}
+	}
+	if r := simidx(t, "", "fingerprint", "--features", "bogus", testdataFile("MIT.txt")); r.code != exitUsage ||
+		!strings.Contains(r.stderr, "--features must be units+pairs, units or shingles") {
+		t.Errorf("bad --features: %v", r)
+	}
+}

@@ -92,8 +92,8 @@ func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&s.domDecay, "dom-decay", 0.45, "weight `factor` per level of nesting with --method dom")
 	fs.IntVar(&s.shingleSize, "shingle-size", shingle.DefaultSize,
 		"`units` per shingle of the MinHash layer")
-	fs.StringVar(&s.features, "features", "units",
-		"simhash `features`: units (every word, weighted by frequency) or shingles")
+	fs.StringVar(&s.features, "features", "units+pairs",
+		"simhash `features`: units+pairs (every word and every pair of consecutive words, weighted by frequency), units (words alone) or shingles")
 	fs.IntVar(&s.featureSize, "feature-size", simhash.DefaultShingleSize,
 		"`units` per simhash feature with --features shingles")
 	fs.IntVar(&s.sentences, "sentences", index.DefaultSentences,
@@ -235,12 +235,14 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	}
 	if set("features") {
 		switch strings.ToLower(s.features) {
+		case "units+pairs", "pairs":
+			st.Text.Features = simhash.UnitsAndPairs
 		case "units", "unit":
 			st.Text.Features = simhash.Units
 		case "shingles", "shingle":
 			st.Text.Features = simhash.Shingles
 		default:
-			return nil, usagef("--features must be units or shingles, not %q", s.features)
+			return nil, usagef("--features must be units+pairs, units or shingles, not %q", s.features)
 		}
 	}
 	if set("feature-size") {
