@@ -205,7 +205,7 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 			edit: ed, rate: rate,
 			jaccard:  shingle.Jaccard(a.set, b.set),
 			distance: bits.OnesCount64(a.fp ^ b.fp),
-			band:     benchSharesBand(a.bands, b.bands),
+			band:     shareBand(a.bands, b.bands),
 		}
 	}
 	for i, d := range docs {
@@ -232,15 +232,6 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 		}
 	}
 	return res
-}
-
-func benchSharesBand(a, b []uint64) bool {
-	for i := range a {
-		if i < len(b) && a[i] == b[i] {
-			return true
-		}
-	}
-	return false
 }
 
 // benchRow is one line of bench output: a band of Jaccard similarity, an
