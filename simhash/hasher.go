@@ -30,6 +30,20 @@ const (
 	Shingles
 )
 
+// String returns the name of f as the simidx command spells it:
+// units+pairs, units or shingles.
+func (f Features) String() string {
+	switch f {
+	case UnitsAndPairs:
+		return "units+pairs"
+	case Units:
+		return "units"
+	case Shingles:
+		return "shingles"
+	}
+	return fmt.Sprintf("Features(%d)", uint8(f))
+}
+
 // pairHash is the feature hash of two consecutive units: order-sensitive,
 // and as well mixed as a unit hash.
 func pairHash(a, b uint64) uint64 { return shingle.Mix64(a ^ bits.RotateLeft64(b, 29)) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/simhash"
 	"github.com/spf13/pflag"
 )
 
@@ -104,7 +105,7 @@ func statsRows(r statsRecord) [][2]string {
 		)
 	}
 	rows = append(rows,
-		[2]string{"text", fmt.Sprintf("unit %s, shingle size %d, markup %s, features %s", sh.Unit, sh.Size, sh.Markup, featuresName(r.Text))},
+		[2]string{"text", fmt.Sprintf("method %s, unit %s, shingle size %d, markup %s, features %s", r.Text.Method, sh.Unit, sh.Size, sh.Markup, featuresName(r.Text))},
 		[2]string{"file size", formatBytes(s.FileBytes)},
 		[2]string{"bytes per document", fmt.Sprintf("%.1f", s.BytesPerDoc)},
 		[2]string{"table size", formatBytes(s.TableBytes)},
@@ -117,8 +118,8 @@ func statsRows(r statsRecord) [][2]string {
 }
 
 func featuresName(t index.TextSettings) string {
-	if t.Features == 0 {
-		return "units"
+	if t.Features == simhash.Shingles {
+		return fmt.Sprintf("shingles of %d", t.FeatureSize)
 	}
-	return fmt.Sprintf("shingles of %d", t.FeatureSize)
+	return t.Features.String()
 }

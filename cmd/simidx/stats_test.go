@@ -9,7 +9,8 @@ import (
 func TestStats(t *testing.T) {
 	db := buildIndex(t, "--minhash")
 	r := mustRun(t, "", "stats", "--db", db)
-	for _, want := range []string{"path", "documents", "68", "max distance (k)", "minhash values", "file size"} {
+	for _, want := range []string{"path", "documents", "68", "max distance (k)", "minhash values", "file size",
+		"method simhash", "features units+pairs"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stats table lacks %q:\n%s", want, r.stdout)
 		}
