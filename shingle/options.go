@@ -27,11 +27,12 @@ const (
 )
 
 // DefaultGram is the default number of characters per token in scripts
-// written without spaces: 1. Measured with the default simhash features at
-// k = 3, single characters find more near duplicates than bigrams or
-// trigrams on Chinese (fortunes-zh, manpages-zh in both scripts) at a
-// similar precision; on Japanese manual pages bigrams are more precise
-// (docs/benchmarks.md).
+// written without spaces: 1. With word features alone, bigram tokens lift
+// simhash F1 on Japanese manual pages only from 0.110 to 0.208 at k = 3;
+// the default simhash features pair consecutive units anyway and reach
+// 0.331 with single characters (docs/benchmarks.md, "Simhash feature
+// choices"). Single characters also let simplified and traditional
+// Chinese meet through character folding ("Chinese in two scripts").
 const DefaultGram = 1
 
 // MaxGram is the largest Gram accepted.

@@ -14,12 +14,13 @@ const (
 	// UnitsAndPairs uses every unit (word, or character with the Chars
 	// unit) and every pair of consecutive units, each occurrence with weight
 	// 1 (term-frequency weights). It is the default: against the exact
-	// ground truth at k = 3 it finds as many near duplicates as units alone
-	// with fewer false matches, and it keeps text in scripts without spaces
-	// from matching on a shared bag of characters (F1 for pairs with shingle
-	// Jaccard >= 0.8: spamassassin-body 0.787 against 0.785 for units alone,
-	// spdx-licenses 0.911 against 0.858, manpages-ja 0.756 against 0.246,
-	// fortunes-zh 0.773 against 0.712; docs/benchmarks.md).
+	// ground truth at k = 3 it has the highest F1 for pairs with shingle
+	// Jaccard >= 0.8 of the choices tried on mail and licences (0.807
+	// against 0.781 for units alone on spamassassin-body, 0.889 against
+	// 0.816 on spdx-licenses), and it triples F1 on Japanese, where a unit
+	// is a character (0.331 against 0.110 on manpages-ja; shingles of 2 do
+	// better there, 0.557). Figures: docs/benchmarks.md, "Simhash feature
+	// choices" (cd bench && go run . features).
 	UnitsAndPairs Features = iota
 	// Units uses every unit with term-frequency weights: word order does
 	// not count at all.
