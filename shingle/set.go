@@ -1,6 +1,9 @@
 package shingle
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // Set sorts hashes and removes repeats in place, returning the set. Cost:
 // O(n log n).
@@ -9,9 +12,9 @@ func Set(hashes []uint64) []uint64 {
 	return slices.Compact(hashes)
 }
 
-// Intersection returns |a ∩ b| for two sets made by [Set]. Cost:
-// O(|a|+|b|).
-func Intersection(a, b []uint64) int {
+// Intersection returns |a ∩ b| for two sorted slices without repeats (sets
+// made by [Set], or any such slices). Cost: O(|a|+|b|).
+func Intersection[T cmp.Ordered](a, b []T) int {
 	n, i, j := 0, 0, 0
 	for i < len(a) && j < len(b) {
 		switch {

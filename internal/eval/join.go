@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/simidx/simidx/shingle"
 )
 
 // Join calls fn once for every pair i < j of sets whose Jaccard similarity
@@ -96,18 +98,6 @@ func Join(sets [][]uint64, threshold float64, fn func(i, j int, jaccard float64)
 
 // jaccard returns the Jaccard similarity of two sorted sets.
 func jaccard(a, b []int32) float64 {
-	c, i, j := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			c++
-			i++
-			j++
-		}
-	}
+	c := shingle.Intersection(a, b)
 	return float64(c) / float64(len(a)+len(b)-c)
 }
