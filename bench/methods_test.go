@@ -123,7 +123,7 @@ func TestRunMethods(t *testing.T) {
 		// The near copies share all their long sentences but the one
 		// changed, and all their words but one: the set methods and the
 		// MinHash layer at t=0.6 find them.
-		if (r.Param == "its rule" || r.Param == "t=0.6") && r.Res.Hi.Recall() < 0.9 {
+		if (r.Param == "its rule" || strings.HasPrefix(r.Param, "t=0.6")) && r.Res.Hi.Recall() < 0.9 {
 			t.Errorf("%s %s: recall (J>=0.8) %.3f, want >= 0.9", r.Method, r.Param, r.Res.Hi.Recall())
 		}
 		if r.Method == "mfonda" && r.EmptyFP != 3 {

@@ -104,6 +104,11 @@ const (
 // method's own rule.
 func (m Method) IsSet() bool { return m == MethodNshash || m == MethodShort }
 
+// defaultMinHash reports whether an index of method m has the MinHash
+// layer unless Settings.NoMinHash is set: only MethodSimhash (or the empty
+// Method, which selects it) does.
+func (m Method) defaultMinHash() bool { return m == "" || m == MethodSimhash }
+
 // normalize returns t with every default made explicit, or an error
 // wrapping ErrSettings.
 func (t TextSettings) normalize() (TextSettings, error) {

@@ -156,8 +156,6 @@ func (x *Index) check(tx *bolt.Tx) error {
 				fps = append(fps, r.fp)
 				return nil
 			}
-		} else if x.settings.MinHash {
-			pr.add("document %d (%q): no MinHash signature", n, r.id)
 		} else if x.lay.sets {
 			pr.add("document %d (%q): no set", n, r.id)
 		}

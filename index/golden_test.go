@@ -92,10 +92,10 @@ func TestGoldenLayout(t *testing.T) {
 		name string
 		s    *index.Settings
 	}{
-		{"default", nil},
-		{"minhash", &index.Settings{MinHash: true}},
+		{"no-minhash", &index.Settings{NoMinHash: true}},
+		{"default (minhash)", nil},
 		{"nshash", &index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}},
-		{"k6", &index.Settings{MaxDistance: 6, ExpectedDocs: 1000}},
+		{"k6 no-minhash", &index.Settings{MaxDistance: 6, ExpectedDocs: 1000, NoMinHash: true}},
 	} {
 		path := filepath.Join(t.TempDir(), c.name+".simidx")
 		goldenIndex(t, path, c.s)

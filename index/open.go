@@ -190,6 +190,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		if p.MaxDistance == 0 {
 			p.MaxDistance = ZeroDistance // stored as a real distance
 		}
+		p.NoMinHash = !p.MinHash // stored as whether the layer is there
 		n, err := p.Settings.normalize()
 		if err != nil {
 			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)

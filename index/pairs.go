@@ -107,19 +107,21 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	docs := tx.Bucket(bucketDocs)
 	mk := x.settings.MinHashK
 	var sa, sb []uint64
-	similarity := func(a, b uint32) float64 {
+	// similarity returns the pair's similarity and whether it is an
+	// estimate from two signatures (which q.minSim then applies to).
+	similarity := func(a, b uint32) (float64, bool) {
 		if x.lay.sets {
-			return x.pairSetSimilarity(docs.Get(docKey(a)), docs.Get(docKey(b)))
+			return x.pairSetSimilarity(docs.Get(docKey(a)), docs.Get(docKey(b))), false
 		}
 		if !x.settings.MinHash {
-			return 0
+			return 0, false
 		}
 		sa = sigOf(sa, docs.Get(docKey(a)), mk)
 		sb = sigOf(sb, docs.Get(docKey(b)), mk)
 		if len(sa) == 0 || len(sb) == 0 {
-			return 0
+			return 0, false // added by fingerprint: the fingerprint rule alone
 		}
-		return estimateJaccard(sa, sb)
+		return estimateJaccard(sa, sb), true
 	}
 	// lead[i] masks the leading blocks of table i in fingerprint order.
 	lead := make([]uint64, len(x.tables))
@@ -169,8 +171,8 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 								continue
 							}
 						}
-						sim := similarity(ents[a].n, ents[b].n)
-						if q.minSim > 0 && sim < q.minSim {
+						sim, est := similarity(ents[a].n, ents[b].n)
+						if est && q.minSim > 0 && sim < q.minSim {
 							continue
 						}
 						if err := fn(ents[a].n, ents[b].n, d, sim); err != nil {

@@ -541,6 +541,9 @@ func TestSetSettings(t *testing.T) {
 		{Text: index.TextSettings{Method: index.MethodShort, Threshold: 1.5}},
 		{Text: index.TextSettings{Method: index.MethodShort, Words: 5, MinShared: 6}},
 		{MinHash: true, MinBands: 15},
+		{MinHash: true, NoMinHash: true},
+		{NoMinHash: true, MinHashK: 42},
+		{Bands: 7, Text: index.TextSettings{Method: index.MethodShort}},
 	} {
 		if _, err := index.NewFingerprinter(&s); !errors.Is(err, index.ErrSettings) {
 			t.Errorf("%+v accepted: %v", s, err)
@@ -554,7 +557,7 @@ func TestSetSettings(t *testing.T) {
 		t.Errorf("short set of %d words, want 6 (three, four, five, sixes, seven, eights)", got)
 	}
 	d := index.DefaultSettings()
-	if d.MinBands != 0 || d.Text.Sentences != 0 {
+	if !d.MinHash || d.MinBands != 1 || d.Text.Sentences != 0 {
 		t.Errorf("defaults %+v", d)
 	}
 }

@@ -25,11 +25,24 @@ type Settings struct {
 	// beyond this (about 10x).
 	ExpectedDocs int `json:"expected_docs"`
 
-	// MinHash adds the MinHash layer: a signature per document, stored with
-	// it, and a band index for candidates by estimated Jaccard similarity
-	// (QueryOptions.MinSimilarity). It costs 8*MinHashK bytes per document
-	// plus the band postings.
+	// MinHash says the index has the MinHash layer: a signature per
+	// document, stored with it, and a band index for candidates by
+	// estimated Jaccard similarity (QueryOptions.MinSimilarity). The layer
+	// is on by default with MethodSimhash (the default method), off by
+	// default with MethodDOM (whose similarity is the page's structure, not
+	// its words) and MethodMfonda (kept bit-for-bit compatible with that
+	// library's answers), and never there with the set methods
+	// (MethodNshash, MethodShort), which have their own postings. After
+	// normalization (DefaultSettings, Index.Settings) MinHash reports
+	// whether the index has the layer. It costs 8*(MinHashK+Bands) bytes per document plus the
+	// band postings: about 8x the disk of an index without it, and about
+	// 2x the indexing time (see docs/benchmarks.md, which also gives the
+	// accuracy figures that made it the default).
 	MinHash bool `json:"minhash"`
+
+	// NoMinHash leaves out the MinHash layer: queries then find documents
+	// by fingerprint distance alone. It cannot be combined with MinHash.
+	NoMinHash bool `json:"-"`
 
 	// MinHashK is the number of MinHash values per signature; zero means
 	// DefaultMinHashK (84). Used only with MinHash.
@@ -81,6 +94,16 @@ func (s *Settings) normalize() (Settings, error) {
 	if n.ExpectedDocs < 0 {
 		return n, fmt.Errorf("%w: expected docs %d < 0", ErrSettings, n.ExpectedDocs)
 	}
+	switch {
+	case n.MinHash && n.NoMinHash:
+		return n, fmt.Errorf("%w: both MinHash and NoMinHash are set", ErrSettings)
+	case n.MinHash && n.Text.Method.IsSet():
+		return n, fmt.Errorf("%w: the %s method has its own postings and similarity; the MinHash layer is for simhash, dom and mfonda", ErrSettings, n.Text.Method)
+	case (n.MinHashK != 0 || n.Bands != 0 || n.MinBands != 0) && (n.NoMinHash || n.Text.Method.IsSet()):
+		return n, fmt.Errorf("%w: minhash k, bands and min bands need the MinHash layer", ErrSettings)
+	}
+	n.MinHash = n.MinHash || (!n.NoMinHash && n.Text.Method.defaultMinHash())
+	n.NoMinHash = !n.MinHash
 	if n.MinHash {
 		if n.MinHashK == 0 {
 			n.MinHashK = DefaultMinHashK
@@ -99,9 +122,6 @@ func (s *Settings) normalize() (Settings, error) {
 		}
 		if n.MinBands < 1 || n.MinBands > n.Bands {
 			return n, fmt.Errorf("%w: min bands %d not in 1..%d (bands)", ErrSettings, n.MinBands, n.Bands)
-		}
-		if n.Text.Method.IsSet() {
-			return n, fmt.Errorf("%w: the %s method has its own postings and similarity; the MinHash layer is for simhash, dom and mfonda", ErrSettings, n.Text.Method)
 		}
 	} else {
 		n.MinHashK, n.Bands, n.MinBands = 0, 0, 0
@@ -152,6 +172,9 @@ func (u *Settings) conflicts(st Settings) error {
 	}
 	if u.MinHash && !st.MinHash {
 		return bad("minhash", true, false)
+	}
+	if u.NoMinHash && st.MinHash {
+		return bad("minhash", false, true)
 	}
 	if u.MinHashK != 0 && u.MinHashK != st.MinHashK {
 		return bad("minhash k", u.MinHashK, st.MinHashK)

@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 func TestTextQueries(t *testing.T) {
 	for _, minhash := range []bool{false, true} {
 		t.Run(fmt.Sprint("minhash=", minhash), func(t *testing.T) {
-			x := newIndex(t, &index.Settings{MinHash: minhash, ExpectedDocs: 1000})
+			x := newIndex(t, &index.Settings{NoMinHash: !minhash, ExpectedDocs: 1000})
 			docs := []index.Doc{
 				{ID: "empty1", Text: nil},
 				{ID: "empty2", Text: []byte{}},
@@ -65,9 +66,37 @@ func TestTextQueries(t *testing.T) {
 				if len(ms) != 2 || ms[0].ID != "long1" || ms[1].ID != "long2" || ms[0].Similarity != 1 {
 					t.Fatalf("similarity query = %v", ms)
 				}
-				if err := x.AddFingerprint("fp", 1); err == nil {
-					t.Fatal("precomputed fingerprint accepted by a MinHash index")
+			}
+			// A document added by fingerprint has no signature: it is
+			// matched by the fingerprint rule alone, whatever the
+			// similarity threshold, and so are queries by its ID.
+			long1, err := x.Get("long1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := x.AddFingerprint("fp", long1.Fingerprint^1); err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []*index.QueryOptions{nil, {MinSimilarity: 0.9}, {MinSimilarity: index.NoMinSimilarity}} {
+				if !minhash && o != nil && o.MinSimilarity > 0 {
+					continue
 				}
+				ms, err := x.Query(docs[4].Text, o)
+				if err != nil || len(ms) != 3 || ms[2].ID != "fp" || ms[2].Distance != 1 || ms[2].Similarity != 0 {
+					t.Fatalf("Query(%+v) with a precomputed document = %v, %v", o, ms, err)
+				}
+			}
+			ms, err = x.QueryID("fp", nil)
+			if err != nil || len(ms) != 2 || ms[0].ID != "long1" || ms[1].ID != "long2" {
+				t.Fatalf("QueryID(fp) = %v, %v", ms, err)
+			}
+			if minhash {
+				if _, err := x.QueryID("fp", &index.QueryOptions{MinSimilarity: 0.5}); !errors.Is(err, index.ErrSettings) {
+					t.Fatalf("QueryID(fp) with an explicit threshold: %v", err)
+				}
+			}
+			if err := x.Check(); err != nil {
+				t.Fatal(err)
 			}
 			pairs := map[string]bool{}
 			err = x.Pairs(context.Background(), &index.QueryOptions{MaxDistance: index.ZeroDistance}, func(p index.Pair) error {

@@ -133,9 +133,6 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 		return record{}, err
 	}
 	if d.Precomputed {
-		if x.settings.MinHash {
-			return record{}, fmt.Errorf("%w: document %q has a precomputed fingerprint, but the index has MinHash and needs text", ErrSettings, d.ID)
-		}
 		if x.lay.sets {
 			return record{}, fmt.Errorf("%w: document %q has a precomputed fingerprint, but the index's %s method needs text", ErrSettings, d.ID, x.settings.Text.Method)
 		}

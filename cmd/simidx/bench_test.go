@@ -7,7 +7,7 @@ import (
 )
 
 func TestBench(t *testing.T) {
-	r := mustRun(t, "", "bench", "--sample", "20", "--rates", "0.02,0.2", "--unrelated", "100", licenses)
+	r := mustRun(t, "", "bench", "--no-minhash", "--sample", "20", "--rates", "0.02,0.2", "--unrelated", "100", licenses)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if !strings.HasPrefix(lines[0], "PAIRS  GROUP") || !strings.Contains(lines[0], "K<=12") ||
 		strings.Contains(lines[0], "MINHASH") {
@@ -17,8 +17,9 @@ func TestBench(t *testing.T) {
 		t.Errorf("last row %q is not the unrelated pairs", lines[len(lines)-1])
 	}
 
-	// JSONL, with the MinHash layer and one row per edit and rate.
-	r = mustRun(t, "", "bench", "--format", "jsonl", "--minhash", "--by-edit", "--sample", "20",
+	// JSONL, with the MinHash layer (the default) and one row per edit
+	// and rate.
+	r = mustRun(t, "", "bench", "--format", "jsonl", "--by-edit", "--sample", "20",
 		"--rates", "0.05", "--edits", "substitute,crop", "--unrelated", "100", licenses)
 	objs := jsonLines(t, r.stdout, "group", "?edit", "?rate", "?jaccard_lo", "?jaccard_hi", "pairs",
 		"mean_jaccard", "distance_p50", "distance_p90", "within_k", "minhash_found")

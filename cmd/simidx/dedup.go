@@ -18,15 +18,17 @@ var dedupCommand = &command{
 	args:  "[--db PATH] [-k N] [--min-similarity S] [--pairs] [INPUT...]",
 	short: "report every near-duplicate cluster (or pair)",
 	long: `Dedup reports the groups of near duplicates of a corpus: every cluster of two
-or more documents, a cluster being the documents connected by pairs within -k
-bits (or, with --min-similarity, of at least that estimated Jaccard
-similarity); with --pairs, every such pair instead.
+or more documents, a cluster being the documents connected by pairs of near
+duplicates; with --pairs, every such pair instead. On an index with the
+MinHash layer (the default), a pair is two documents whose estimated Jaccard
+similarity is at least --min-similarity (0.6) that are within -k bits or
+share a MinHash band; without it, two documents within -k bits.
 
 Given INPUT (files, directories or -, read as simidx index reads them) and no
 --db, it indexes them into a temporary index, which it removes afterwards;
-the settings flags then set up that index (--min-similarity turns on
---minhash). Given --db, it reports on that index, after adding the INPUT to
-it if any is given.
+the settings flags then set up that index (an explicit --min-similarity turns
+on --minhash for the methods without it by default). Given --db, it reports
+on that index, after adding the INPUT to it if any is given.
 
 Clusters are listed in the order of their smallest ID, each with its IDs
 sorted, one row per ID; pairs sorted by their IDs, the smaller first.
@@ -110,7 +112,7 @@ Example:
 					}
 					defer os.RemoveAll(dir)
 					path = filepath.Join(dir, "index.db")
-					if q.minSimilarity > 0 {
+					if q.fs.Changed("min-similarity") && q.minSimilarity > 0 {
 						if s == nil {
 							s = &index.Settings{}
 						}

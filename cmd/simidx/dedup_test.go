@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/simidx/simidx/index"
 )
 
 // TestDedupSample runs the command of the README on the sample corpus: real
@@ -82,7 +84,7 @@ func TestDedupJSONL(t *testing.T) {
 
 func TestDedupPairs(t *testing.T) {
 	r := mustRun(t, "", "dedup", "-q", "--pairs", "--format", "jsonl", licenses)
-	objs := jsonLines(t, r.stdout, "a", "b", "distance")
+	objs := jsonLines(t, r.stdout, "a", "b", "distance", "similarity")
 	if len(objs) < 10 {
 		t.Fatalf("%d pairs", len(objs))
 	}
@@ -98,9 +100,22 @@ func TestDedupPairs(t *testing.T) {
 			}
 		}
 	}
-	// With --min-similarity the temporary index has MinHash, and pairs a
-	// similarity.
-	r = mustRun(t, "", "dedup", "-q", "--pairs", "--min-similarity", "0.9", "-f", "jsonl", licenses)
+	// The default threshold: every pair reaches DefaultMinSimilarity.
+	for _, o := range objs {
+		if s, _ := o["similarity"].(interface{ Float64() (float64, error) }).Float64(); s < index.DefaultMinSimilarity {
+			t.Errorf("pair below the default similarity: %v", o)
+		}
+	}
+	// Without MinHash, pairs have no similarity and are within -k bits.
+	r = mustRun(t, "", "dedup", "-q", "--pairs", "--no-minhash", "-f", "jsonl", licenses)
+	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance") {
+		if d, _ := o["distance"].(interface{ Int64() (int64, error) }).Int64(); d > index.DefaultMaxDistance {
+			t.Errorf("pair beyond k: %v", o)
+		}
+	}
+	// With --min-similarity and a method without MinHash by default, the
+	// temporary index has MinHash.
+	r = mustRun(t, "", "dedup", "-q", "--pairs", "--method", "mfonda", "--min-similarity", "0.9", "-f", "jsonl", licenses)
 	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance", "similarity") {
 		if s, _ := o["similarity"].(interface{ Float64() (float64, error) }).Float64(); s < 0.9 {
 			t.Errorf("pair below 0.9: %v", o)

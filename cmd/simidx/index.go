@@ -26,7 +26,8 @@ The --input format says what a file holds: one document (files); one JSON
 object per line with an ID and a text field (jsonl); one document per line,
 the ID being the line number, prefixed with the file name when there are
 several inputs (lines); or one "ID HEX" pair per line, a precomputed 64-bit
-fingerprint in hexadecimal (hashes, for an index without --minhash). With
+fingerprint in hexadecimal (hashes; such documents have no MinHash signature
+and match by fingerprint distance alone). With
 auto, files named *.jsonl or *.ndjson are JSON lines, standard input is JSON
 lines if it starts with '{', and anything else is one document.
 
@@ -105,9 +106,6 @@ type loadResult struct {
 // errInterrupted if ctx was cancelled (after committing what was read), and
 // an error if inputs could not be read (after committing the others).
 func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr io.Writer, quiet bool) (loadResult, error) {
-	if x.Settings().MinHash && r.hasFormat(inputHashes) {
-		return loadResult{}, fmt.Errorf("%s has the MinHash layer, which needs the documents' text; precomputed fingerprints (--input hashes) go in an index created without --minhash", x.Path())
-	}
 	start := time.Now()
 	if !quiet && isTerminal(stderr) {
 		stop := startProgress(con, r, start)

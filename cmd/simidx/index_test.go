@@ -171,12 +171,13 @@ func TestIndexFormats(t *testing.T) {
 		}
 		mustRun(t, "", "query", "--db", db, "--id", "gamma")
 
-		// Precomputed fingerprints cannot go into a MinHash index.
-		mh := filepath.Join(t.TempDir(), "mh.db")
-		r = simidx(t, "", "index", "--db", mh, "--minhash", "--input", "hashes", filepath.Join(dir, "hashes.txt"))
-		if r.code != 1 || !strings.Contains(r.stderr, "go in an index created without --minhash") {
-			t.Errorf("hashes into a MinHash index: %v", r)
+		// Precomputed fingerprints can go into an index with MinHash (the
+		// default) beside documents with text; they match by distance.
+		if s := mustRun(t, "", "stats", "--db", db, "-f", "jsonl").stdout; !strings.Contains(s, `"minhash":true`) {
+			t.Errorf("default index without MinHash: %s", s)
 		}
+		mustRun(t, "", "index", "-q", "--db", db, testdataFile("MIT.txt"))
+		mustRun(t, "", "query", "--db", db, "--id", "alpha", testdataFile("MIT.txt"))
 	})
 
 	t.Run("stdin", func(t *testing.T) {
@@ -212,7 +213,7 @@ func TestIndexErrors(t *testing.T) {
 	}{
 		{"conflict", []string{"index", "--db", db, "-k", "3", testdataFile("X11.txt")}, 1,
 			"the flags conflict with the settings " + db + " was created with"},
-		{"conflict advice", []string{"index", "--db", db, "--minhash", testdataFile("X11.txt")}, 1,
+		{"conflict advice", []string{"index", "--db", db, "--no-minhash", testdataFile("X11.txt")}, 1,
 			"leave out the creation flags to add to it, or use a new --db path"},
 		{"not an index", []string{"index", "--db", notIndex, testdataFile("X11.txt")}, 1,
 			notIndex + " is not a simidx index"},

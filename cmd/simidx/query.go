@@ -73,7 +73,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			if opts.MinSimilarity > 0 && len(fps) > 0 {
+			if q.fs.Changed("min-similarity") && opts.MinSimilarity > 0 && len(fps) > 0 {
 				return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
 			}
 			con := &console{w: e.stderr, cmd: "query"}
@@ -82,7 +82,7 @@ Example:
 				if r, err = newReader(args, in, e.stdin, con); err != nil {
 					return err
 				}
-				if opts.MinSimilarity > 0 && r.hasFormat(inputHashes) {
+				if q.fs.Changed("min-similarity") && opts.MinSimilarity > 0 && r.hasFormat(inputHashes) {
 					return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
 				}
 			}
@@ -96,16 +96,22 @@ Example:
 			} else {
 				w.header("QUERY", "ID", "DISTANCE")
 			}
-			emit := func(query string, ms []index.Match) {
+			// emit writes the matches of a query; sim says the query had
+			// text, and so a similarity to report (a fingerprint has none).
+			emit := func(query string, ms []index.Match, sim bool) {
 				for _, m := range ms {
 					if w.jsonl {
 						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance}
-						if minHash {
+						if minHash && sim {
 							rec.Similarity = similarity(m.Similarity)
 						}
 						w.json(rec)
 					} else if minHash {
-						w.row(query, m.ID, strconv.Itoa(m.Distance), fmt.Sprintf("%.2f", m.Similarity))
+						s := "-"
+						if sim {
+							s = fmt.Sprintf("%.2f", m.Similarity)
+						}
+						w.row(query, m.ID, strconv.Itoa(m.Distance), s)
 					} else {
 						w.row(query, m.ID, strconv.Itoa(m.Distance))
 					}
@@ -120,14 +126,18 @@ Example:
 					if err != nil {
 						return err
 					}
-					emit(id, ms)
+					doc, err := x.Get(id)
+					if err != nil {
+						return err
+					}
+					emit(id, ms, !doc.Precomputed)
 				}
 				for i, fp := range fpv {
 					ms, err := x.QueryFingerprint(fp, opts)
 					if err != nil {
 						return err
 					}
-					emit(fps[i], ms)
+					emit(fps[i], ms, false)
 				}
 				if r == nil {
 					return nil
@@ -145,7 +155,7 @@ Example:
 					if err != nil {
 						return fmt.Errorf("%s: %w", d.ID, err)
 					}
-					emit(d.ID, ms)
+					emit(d.ID, ms, !d.Precomputed)
 				}
 				if n := r.skipped(); n > 0 {
 					return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
@@ -183,8 +193,8 @@ func (q *queryFlags) add(fs *pflag.FlagSet, limit bool) {
 	q.fs = fs
 	fs.IntVarP(&q.maxDistance, "max-distance", "k", 0,
 		"largest Hamming `distance` reported (default: the index's --max-distance)")
-	fs.Float64Var(&q.minSimilarity, "min-similarity", 0,
-		"report documents with at least this estimated Jaccard `similarity`, 0 to 1 (needs an index with --minhash)")
+	fs.Float64Var(&q.minSimilarity, "min-similarity", index.DefaultMinSimilarity,
+		"on an index with the MinHash layer, report documents with at least this estimated Jaccard `similarity`, 0 to 1; 0 reports every document within -k, whatever its similarity")
 	if limit {
 		fs.IntVar(&q.limit, "limit", 0, "report at most `N` matches per query (default: all)")
 	}
@@ -211,7 +221,13 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 	}
 	s := x.Settings()
 	k := max(s.MaxDistance, 0) // ZeroDistance is 0
-	opts := &index.QueryOptions{MinSimilarity: q.minSimilarity, Limit: q.limit}
+	opts := &index.QueryOptions{Limit: q.limit}
+	if q.fs.Changed("min-similarity") {
+		opts.MinSimilarity = q.minSimilarity
+		if q.minSimilarity == 0 {
+			opts.MinSimilarity = index.NoMinSimilarity
+		}
+	}
 	if q.fs.Changed("max-distance") {
 		if q.maxDistance > k {
 			return nil, usagef("-k %d is more than the %d bits %s answers exactly; create the index with --max-distance %d to query that far",
@@ -222,8 +238,8 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 			opts.MaxDistance = index.ZeroDistance
 		}
 	}
-	if q.minSimilarity > 0 && !s.MinHash {
-		return nil, usagef("--min-similarity needs the MinHash layer, and %s was created without it; create an index with simidx index --minhash", x.Path())
+	if q.fs.Changed("min-similarity") && q.minSimilarity > 0 && !s.MinHash {
+		return nil, usagef("--min-similarity needs the MinHash layer, and %s was created without it (--no-minhash, or a method without it)", x.Path())
 	}
 	return opts, nil
 }

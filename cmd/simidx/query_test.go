@@ -15,12 +15,17 @@ func TestQueryTable(t *testing.T) {
 	db := buildIndex(t)
 	r := mustRun(t, "", "query", "--db", db, testdataFile("MIT.txt"))
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "QUERY ID DISTANCE" {
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "QUERY ID DISTANCE SIMILARITY" {
 		t.Errorf("header %q", lines[0])
 	}
 	// The first match is the document itself, at distance 0.
-	if len(lines) < 3 || strings.Join(strings.Fields(lines[1]), " ") != testdataFile("MIT.txt")+" MIT.txt 0" {
+	if len(lines) < 3 || strings.Join(strings.Fields(lines[1]), " ") != testdataFile("MIT.txt")+" MIT.txt 0 1.00" {
 		t.Errorf("query MIT.txt:\n%s", r.stdout)
+	}
+	// Without MinHash there is no similarity column.
+	nm := mustRun(t, "", "query", "--db", buildIndex(t, "--no-minhash"), testdataFile("MIT.txt"))
+	if first := strings.SplitN(nm.stdout, "\n", 2)[0]; strings.Join(strings.Fields(first), " ") != "QUERY ID DISTANCE" {
+		t.Errorf("header without MinHash %q", first)
 	}
 	// Columns are aligned: every ID column starts at the same offset.
 	col := strings.Index(lines[0], "ID")
@@ -34,7 +39,7 @@ func TestQueryTable(t *testing.T) {
 func TestQueryJSONL(t *testing.T) {
 	db := buildIndex(t)
 	r := mustRun(t, "", "query", "--db", db, "--format", "jsonl", "--id", "GPL-2.0-only.txt")
-	objs := jsonLines(t, r.stdout, "query", "id", "distance")
+	objs := jsonLines(t, r.stdout, "query", "id", "distance", "similarity")
 	found := map[any]bool{}
 	for _, o := range objs {
 		if o["query"] != "GPL-2.0-only.txt" {
@@ -48,7 +53,7 @@ func TestQueryJSONL(t *testing.T) {
 
 	// -k 0 asks for identical fingerprints only; --limit caps the matches.
 	r = mustRun(t, "", "query", "--db", db, "-f", "jsonl", "-k", "0", "--id", "GPL-2.0-only.txt", "--id", "MIT.txt")
-	for _, o := range jsonLines(t, r.stdout, "query", "id", "distance") {
+	for _, o := range jsonLines(t, r.stdout, "query", "id", "distance", "similarity") {
 		if o["distance"].(interface{ String() string }).String() != "0" {
 			t.Errorf("-k 0 gave %v", o)
 		}
@@ -86,10 +91,11 @@ func TestQueryStdin(t *testing.T) {
 	}
 	// No FILE: one document from standard input, named "-".
 	r := runBinary(t, string(mit), "query", "--db", db, "-f", "jsonl")
-	if r.code != 0 || !strings.Contains(r.stdout, `{"query":"-","id":"MIT.txt","distance":0}`) {
+	if r.code != 0 || !strings.Contains(r.stdout, `{"query":"-","id":"MIT.txt","distance":0,"similarity":1}`) {
 		t.Errorf("query from stdin: %v", r)
 	}
-	// A fingerprint as printed by simidx fingerprint.
+	// A fingerprint as printed by simidx fingerprint: it has no MinHash
+	// signature, so no similarity.
 	fp := strings.Fields(mustRun(t, "", "fingerprint", testdataFile("MIT.txt")).stdout)[0]
 	r = mustRun(t, "", "query", "--db", db, "-f", "jsonl", "--fingerprint", fp)
 	if !strings.Contains(r.stdout, `{"query":"`+fp+`","id":"MIT.txt","distance":0}`) {
@@ -108,7 +114,7 @@ func TestQueryOutputFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonLines(t, string(b), "query", "id", "distance")
+	jsonLines(t, string(b), "query", "id", "distance", "similarity")
 	if len(b) == 0 {
 		t.Error("empty output file")
 	}
@@ -116,6 +122,7 @@ func TestQueryOutputFile(t *testing.T) {
 
 func TestQueryErrors(t *testing.T) {
 	db := buildIndex(t)
+	noMinHash := buildIndex(t, "--no-minhash")
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "missing.db")
 	junk := filepath.Join(dir, "junk.db")
@@ -153,8 +160,10 @@ func TestQueryErrors(t *testing.T) {
 		{"unknown id", []string{"query", "--db", db, "--id", "nope.txt"}, 1, `no document "nope.txt" in ` + db},
 		{"k too far", []string{"query", "--db", db, "-k", "5", "--id", "MIT.txt"}, 2,
 			"-k 5 is more than the 3 bits " + db + " answers exactly; create the index with --max-distance 5"},
-		{"similarity without minhash", []string{"query", "--db", db, "--min-similarity", "0.5", "--id", "MIT.txt"}, 2,
-			"--min-similarity needs the MinHash layer, and " + db + " was created without it"},
+		{"similarity without minhash", []string{"query", "--db", noMinHash, "--min-similarity", "0.5", "--id", "MIT.txt"}, 2,
+			"--min-similarity needs the MinHash layer, and " + noMinHash + " was created without it"},
+		{"similarity of a fingerprint", []string{"query", "--db", db, "--min-similarity", "0.5", "--fingerprint", "1"}, 2,
+			"--min-similarity cannot be used with --fingerprint"},
 		{"similarity range", []string{"query", "--db", db, "--min-similarity", "1.5", "--id", "MIT.txt"}, 2,
 			"--min-similarity must be 0 to 1, not 1.5"},
 		{"bad fingerprint", []string{"query", "--db", db, "--fingerprint", "xyz"}, 2,

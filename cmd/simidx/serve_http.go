@@ -256,9 +256,12 @@ func (s *server) queryOptions(p map[string]string) (index.QueryOptions, int, err
 			return o, 0, errorf(http.StatusBadRequest, "min_similarity must be a number from 0 to 1, not %q", v)
 		}
 		if f > 0 && !s.minHash {
-			return o, 0, errorf(http.StatusBadRequest, "min_similarity needs the MinHash layer, and %s was created without it; create an index with --minhash", s.db)
+			return o, 0, errorf(http.StatusBadRequest, "min_similarity needs the MinHash layer, and %s was created without it (--no-minhash, or a method without it)", s.db)
 		}
 		o.MinSimilarity = f
+		if f == 0 {
+			o.MinSimilarity = index.NoMinSimilarity // 0: no threshold
+		}
 	}
 	if v, ok := p["limit"]; ok {
 		n, err := strconv.Atoi(v)

@@ -189,15 +189,15 @@ func TestServeAPI(t *testing.T) {
 
 	q, _ := json.Marshal(map[string]string{"text": mit})
 	r = mustDo(t, "POST", u+"/v1/query", string(q), 200)
-	if got := strings.TrimSpace(r.body); !strings.HasPrefix(got, `{"matches":[{"id":"MIT","distance":0},{"id":"dir/JSON","distance":`) {
+	if got := strings.TrimSpace(r.body); !strings.HasPrefix(got, `{"matches":[{"id":"MIT","distance":0,"similarity":1},{"id":"dir/JSON","distance":`) {
 		t.Errorf("query MIT: %s", got)
 	}
 	r = mustDo(t, "POST", u+"/v1/query?k=0", string(q), 200)
-	if got := strings.TrimSpace(r.body); got != `{"matches":[{"id":"MIT","distance":0}]}` {
+	if got := strings.TrimSpace(r.body); got != `{"matches":[{"id":"MIT","distance":0,"similarity":1}]}` {
 		t.Errorf("query MIT k=0: %s", got)
 	}
 	r = do(t, "POST", u+"/v1/query?limit=1", "text/plain", jsonLic)
-	if got := strings.TrimSpace(r.body); r.status != 200 || got != `{"matches":[{"id":"dir/JSON","distance":0}]}` {
+	if got := strings.TrimSpace(r.body); r.status != 200 || got != `{"matches":[{"id":"dir/JSON","distance":0,"similarity":1}]}` {
 		t.Errorf("query JSON as text/plain, limit=1: %d %s", r.status, got)
 	}
 	r = mustDo(t, "POST", u+"/v1/query", `{"text": "nothing like it at all"}`, 200)
@@ -341,7 +341,7 @@ func TestServeIfUnique(t *testing.T) {
 
 func TestServeBadInput(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "b.db")
-	ts := startServer(t, db, "--max-body", "4096", "--max-docs", "3", "--max-doc-bytes", "1000", "-k", "2")
+	ts := startServer(t, db, "--max-body", "4096", "--max-docs", "3", "--max-doc-bytes", "1000", "-k", "2", "--no-minhash")
 	u := ts.url
 	mustDo(t, "POST", u+"/v1/documents", `[{"id":"keep","text":"this document must survive every bad request"}]`, 200)
 	long := strings.Repeat("x", index.MaxIDLen+1)
@@ -537,7 +537,7 @@ func TestServeKill(t *testing.T) {
 		}
 	}
 	r := mustDo(t, "POST", bs.url+"/v1/query?k=0", `{"text":"Acknowledged, and then KILLED at once."}`, 200)
-	if strings.TrimSpace(r.body) != `{"matches":[{"id":"durable","distance":0}]}` {
+	if strings.TrimSpace(r.body) != `{"matches":[{"id":"durable","distance":0,"similarity":1}]}` {
 		t.Errorf("query after restart: %s", r.body)
 	}
 	bs.cmd.Process.Signal(syscall.SIGTERM)

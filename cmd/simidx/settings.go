@@ -21,6 +21,7 @@ type settingsFlags struct {
 	maxDistance  int
 	expectedDocs int
 	minHash      bool
+	noMinHash    bool
 	minHashK     int
 	bands        int
 	minBands     int
@@ -62,9 +63,11 @@ func (s *settingsFlags) addIndexFlags(fs *pflag.FlagSet, withK bool) {
 	fs.IntVar(&s.expectedDocs, "expected-docs", index.DefaultExpectedDocs,
 		"corpus `size` the table design is chosen for")
 	fs.BoolVar(&s.minHash, "minhash", false,
-		"add the MinHash layer: estimated Jaccard similarity and --min-similarity")
+		"add the MinHash layer (estimated Jaccard similarity, --min-similarity) with --method dom or mfonda; --method simhash has it unless --no-minhash")
+	fs.BoolVar(&s.noMinHash, "no-minhash", false,
+		"leave out the MinHash layer: documents match by fingerprint distance alone, in about an eighth of the disk")
 	fs.IntVar(&s.minHashK, "minhash-k", index.DefaultMinHashK,
-		"MinHash `values` per document (with --minhash)")
+		"MinHash `values` per document (with the MinHash layer)")
 	fs.IntVar(&s.bands, "bands", index.DefaultBands,
 		"LSH `bands` of the MinHash signature; must divide --minhash-k")
 	fs.IntVar(&s.minBands, "min-bands", 1,
@@ -145,6 +148,12 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	}
 	if set("minhash") {
 		st.MinHash = s.minHash
+	}
+	if set("no-minhash") {
+		st.NoMinHash = s.noMinHash
+	}
+	if st.MinHash && st.NoMinHash {
+		return nil, usagef("--minhash and --no-minhash cannot be used together")
 	}
 	if set("minhash-k") {
 		if s.minHashK <= 0 {

@@ -1,0 +1,115 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"slices"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+)
+
+// TestDefaultQuery checks the rule of the default index and query against
+// brute force over the licence texts: a document matches when its estimated
+// Jaccard similarity reaches DefaultMinSimilarity and it is within k bits or
+// shares a band; a query that sets MaxDistance alone, or NoMinSimilarity,
+// gets the fingerprint rule alone; Pairs(nil) reports the pairs the queries
+// find, each once.
+func TestDefaultQuery(t *testing.T) {
+	t.Parallel()
+	docs := licenseDocs(t)
+	x := newIndex(t, nil)
+	if st := x.Settings(); !st.MinHash || st.NoMinHash {
+		t.Fatalf("default settings without MinHash: %+v", st)
+	}
+	if _, err := x.Load(context.Background(), seqOf(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	fpr, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type an struct{ fp, sig, bands []uint64 }
+	ans := make([]an, len(docs))
+	for i, d := range docs {
+		fp, sig, bands := fpr.Analyze(d.text)
+		ans[i] = an{[]uint64{fp}, slices.Clone(sig), slices.Clone(bands)}
+	}
+	k := index.DefaultMaxDistance
+	want := map[string]bool{}
+	total := 0
+	for i := range docs {
+		var sim, fpRule []string
+		for j := range docs {
+			if i == j {
+				continue
+			}
+			d := bits.OnesCount64(ans[i].fp[0] ^ ans[j].fp[0])
+			shared := false
+			for b := range ans[i].bands {
+				shared = shared || ans[i].bands[b] == ans[j].bands[b]
+			}
+			if (d <= k || shared) && shingle.Estimate(ans[i].sig, ans[j].sig) >= index.DefaultMinSimilarity {
+				sim = append(sim, docs[j].id)
+				if i < j {
+					want[docs[i].id+"/"+docs[j].id] = true
+				}
+			}
+			if d <= k {
+				fpRule = append(fpRule, docs[j].id)
+			}
+		}
+		total += len(sim)
+		for _, c := range []struct {
+			name string
+			opts *index.QueryOptions
+			want []string
+		}{
+			{"nil", nil, sim},
+			{"explicit threshold", &index.QueryOptions{MinSimilarity: index.DefaultMinSimilarity}, sim},
+			{"MaxDistance alone", &index.QueryOptions{MaxDistance: k}, fpRule},
+			{"NoMinSimilarity", &index.QueryOptions{MinSimilarity: index.NoMinSimilarity}, fpRule},
+		} {
+			ms, err := x.QueryID(docs[i].id, c.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, m := range ms {
+				got = append(got, m.ID)
+			}
+			slices.Sort(got)
+			w := slices.Sorted(slices.Values(c.want))
+			if !slices.Equal(got, w) {
+				t.Errorf("QueryID(%s, %s) = %v, brute force %v", docs[i].id, c.name, got, w)
+			}
+		}
+	}
+	if total == 0 {
+		t.Fatal("no near duplicates among the licences")
+	}
+	got := map[string]bool{}
+	err = x.Pairs(context.Background(), nil, func(p index.Pair) error {
+		key := fmt.Sprintf("%s/%s", p.A, p.B)
+		if got[key] {
+			t.Errorf("pair %s twice", key)
+		}
+		got[key] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p := range want {
+		if !got[p] {
+			t.Errorf("Pairs(nil) misses %s", p)
+		}
+	}
+	for p := range got {
+		if !want[p] {
+			t.Errorf("Pairs(nil) reports %s, which brute force does not", p)
+		}
+	}
+}
