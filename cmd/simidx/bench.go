@@ -28,7 +28,7 @@ substitute and swap, sentence shuffle, head and tail crop, HTML wrapping),
 measures each pair's true Jaccard similarity over shingles, and reports, for
 each band of Jaccard similarity, the Hamming distances between the
 fingerprints and the share of pairs found at each k from 0 to 12; with the
-MinHash layer, also the share found by its bands. The last row measures
+MinHash layer (the default), also the share found by its bands. The last row measures
 unrelated documents of the sample (Jaccard below 0.3): the share of their
 pairs within each k is the false-positive rate.
 
@@ -39,7 +39,7 @@ The same --seed gives the same figures.
 Example:
 
 	simidx bench testdata/licenses
-	simidx bench --minhash --rates 0.02,0.1 --edits substitute,crop docs.jsonl`,
+	simidx bench --no-minhash --rates 0.02,0.1 --edits substitute,crop docs.jsonl`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
 			db        string
