@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/shingle"
@@ -287,8 +288,9 @@ func estimateJaccard(a, b []uint64) float64 { return shingle.Estimate(a, b) }
 // printing and comparing fingerprints and for measuring recall. It is not
 // safe for concurrent use.
 type Fingerprinter struct {
-	a   *analyzer
-	set []uint64
+	a        *analyzer
+	set      []uint64
+	settings Settings
 }
 
 // NewFingerprinter returns a Fingerprinter for settings s (nil means the
@@ -306,7 +308,15 @@ func NewFingerprinter(s *Settings) (*Fingerprinter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Fingerprinter{a: a}, nil
+	return &Fingerprinter{a: a, settings: n.public()}, nil
+}
+
+// Settings returns the settings of f with every default filled in, as
+// Index.Settings returns them.
+func (f *Fingerprinter) Settings() Settings {
+	s := f.settings
+	s.Design.Blocks = slices.Clone(s.Design.Blocks)
+	return s
 }
 
 // Sum64 returns the 64-bit simhash fingerprint of text. Cost: O(len(text)).

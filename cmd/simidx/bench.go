@@ -28,7 +28,9 @@ substitute and swap, sentence shuffle, head and tail crop, HTML wrapping),
 measures each pair's true Jaccard similarity over shingles, and reports, for
 each band of Jaccard similarity, the Hamming distances between the
 fingerprints and the share of pairs found at each k from 0 to 12; with the
-MinHash layer (the default), also the share found by its bands. The last row measures
+MinHash layer (the default), also the share found by its bands (MINHASH) and
+by a default query (FOUND: within k bits or sharing a band, and an estimated
+similarity of at least 0.6). The last row measures
 unrelated documents of the sample (Jaccard below 0.3): the share of their
 pairs within each k is the false-positive rate.
 
@@ -174,6 +176,7 @@ type benchPair struct {
 	jaccard  float64
 	distance int
 	band     bool // shares a MinHash band
+	found    bool // reported by a default query (with MinHash)
 }
 
 // benchResult holds every measured pair.
@@ -187,13 +190,16 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 	type prepared struct {
 		set   []uint64
 		fp    uint64
+		sig   []uint64
 		bands []uint64
 	}
 	prep := func(text []byte) prepared {
 		set := slices.Clone(f.Shingles(text))
-		fp, _, bands := f.Analyze(text)
-		return prepared{set, fp, slices.Clone(bands)}
+		fp, sig, bands := f.Analyze(text)
+		return prepared{set, fp, slices.Clone(sig), slices.Clone(bands)}
 	}
+	st := f.Settings()
+	k := max(st.MaxDistance, 0) // ZeroDistance is 0
 	res := &benchResult{}
 	base := make([]prepared, len(docs))
 	for i, d := range docs {
@@ -201,12 +207,18 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 		res.minhash = base[i].bands != nil
 	}
 	compare := func(a, b prepared, ed eval.Edit, rate float64) benchPair {
-		return benchPair{
+		p := benchPair{
 			edit: ed, rate: rate,
 			jaccard:  shingle.Jaccard(a.set, b.set),
 			distance: bits.OnesCount64(a.fp ^ b.fp),
 			band:     shareBand(a.bands, b.bands),
 		}
+		if a.sig != nil {
+			// The rule of a default query (index.QueryOptions).
+			cand := p.distance <= k || sharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
+			p.found = cand && shingle.Estimate(a.sig, b.sig) >= index.DefaultMinSimilarity
+		}
+		return p
 	}
 	for i, d := range docs {
 		if ctx.Err() != nil {
@@ -248,6 +260,7 @@ type benchRow struct {
 	DistanceP90   int       `json:"distance_p90"`
 	WithinK       []float64 `json:"within_k"`
 	MinHashWithin *float64  `json:"minhash_found,omitempty"`
+	QueryFound    *float64  `json:"query_found,omitempty"`
 }
 
 func summarize(group string, ps []benchPair, minhash bool) benchRow {
@@ -256,8 +269,11 @@ func summarize(group string, ps []benchPair, minhash bool) benchRow {
 		return row
 	}
 	ds := make([]int, len(ps))
-	band := 0
+	band, found := 0, 0
 	for i, p := range ps {
+		if p.found {
+			found++
+		}
 		ds[i] = p.distance
 		row.MeanJaccard += p.jaccard / float64(len(ps))
 		if p.band {
@@ -277,6 +293,8 @@ func summarize(group string, ps []benchPair, minhash bool) benchRow {
 	if minhash {
 		v := float64(band) / float64(len(ps))
 		row.MinHashWithin = &v
+		q := float64(found) / float64(len(ps))
+		row.QueryFound = &q
 	}
 	return row
 }
@@ -335,7 +353,7 @@ func (r *benchResult) write(w *output, byEdit bool) {
 		cols = append(cols, fmt.Sprintf("K<=%d", k))
 	}
 	if r.minhash {
-		cols = append(cols, "MINHASH")
+		cols = append(cols, "MINHASH", "FOUND")
 	}
 	w.header(cols...)
 	for _, row := range rows {
@@ -349,8 +367,20 @@ func (r *benchResult) write(w *output, byEdit bool) {
 			cells = append(cells, fmt.Sprintf("%.2f", v))
 		}
 		if row.MinHashWithin != nil {
-			cells = append(cells, fmt.Sprintf("%.2f", *row.MinHashWithin))
+			cells = append(cells, fmt.Sprintf("%.2f", *row.MinHashWithin), fmt.Sprintf("%.2f", *row.QueryFound))
 		}
 		w.row(cells...)
 	}
+}
+
+// sharedBands returns the number of bands in which two band hash lists
+// agree.
+func sharedBands(a, b []uint64) int {
+	n := 0
+	for i := range min(len(a), len(b)) {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return n
 }

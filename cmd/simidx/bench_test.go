@@ -22,7 +22,7 @@ func TestBench(t *testing.T) {
 	r = mustRun(t, "", "bench", "--format", "jsonl", "--by-edit", "--sample", "20",
 		"--rates", "0.05", "--edits", "substitute,crop", "--unrelated", "100", licenses)
 	objs := jsonLines(t, r.stdout, "group", "?edit", "?rate", "?jaccard_lo", "?jaccard_hi", "pairs",
-		"mean_jaccard", "distance_p50", "distance_p90", "within_k", "minhash_found")
+		"mean_jaccard", "distance_p50", "distance_p90", "within_k", "minhash_found", "query_found")
 	edits := 0
 	planted := 0.0
 	for _, o := range objs {
