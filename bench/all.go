@@ -373,7 +373,22 @@ func (r *report) writeDefaults(w io.Writer) {
 				verdict += ": " + c
 			}
 		}
-		fmt.Fprintf(w, "| k (max distance) | %d | [ground truth](#ground-truth-on-real-corpora), simhash by k | %s. |\n", indexK, verdict)
+		if len(sa.DefaultByK) > indexK {
+			d := sa.DefaultByK[indexK]
+			b := bestF1(sa.DefaultByK)
+			var cells []string
+			for _, m := range sa.DefaultByK {
+				cells = append(cells, fmt.Sprintf("%s %.3f", m.Param, m.Hi.F1()))
+			}
+			v := fmt.Sprintf("with the MinHash layer (the default), k only adds candidates to the bands, and the default rule's F1 (J>=0.8) on spamassassin-body by k is %s", strings.Join(cells, ", "))
+			if b.Hi.F1() <= d.Hi.F1()+1e-12 {
+				v = "supports it: " + v + fmt.Sprintf(": no k does better than k=%d, and each step up costs tables and query time", indexK)
+			} else {
+				v = "**contradicts it**: " + v + fmt.Sprintf(": %s does better than k=%d", b.Param, indexK)
+			}
+			verdict = v + ". Without the layer (`--no-minhash`), simhash alone: " + verdict
+		}
+		fmt.Fprintf(w, "| k (max distance) | %d | [ground truth](#ground-truth-on-real-corpora), simhash by k and the default rule by k | %s. |\n", indexK, verdict)
 		if len(sa.Variants) > 0 {
 			def := bestF1(variantRows(sa.Variants, "K=84, 14 bands of 6"))
 			b := bestF1(sa.Variants)

@@ -114,6 +114,7 @@ type truthResult struct {
 	MinHash    []methodResult // candidates: a shared band
 	MinHashIdx []methodResult // candidates: a shared band or within indexK bits, as the index does
 	Candidates int            // pairs sharing a band
+	DefaultByK []methodResult // the default rule (a band or within k bits, estimate >= DefaultMinSimilarity) by k
 	Variants   []methodResult // MinHash K/bands alternatives (spamassassin-body only)
 }
 
@@ -201,7 +202,7 @@ func runTruth(spec corpusSpec, path string, maxDocs int, variants bool) (*truthR
 	if err != nil {
 		return nil, err
 	}
-	res.MinHash, res.MinHashIdx, res.Candidates = mh, cand.idx, cand.n
+	res.MinHash, res.MinHashIdx, res.Candidates, res.DefaultByK = mh, cand.idx, cand.n, cand.byK
 	if variants {
 		for _, v := range []struct{ k, b int }{{84, 14}, {84, 21}, {84, 12}, {128, 16}, {128, 32}} {
 			s := &index.Settings{MinHash: true, MinHashK: v.k, Bands: v.b}
@@ -221,6 +222,9 @@ func runTruth(spec corpusSpec, path string, maxDocs int, variants bool) (*truthR
 type candInfo struct {
 	n   int
 	idx []methodResult
+	// byK is the default rule at each k from 0 to maxK: candidates from a
+	// band or within k bits, reported at estimate >= DefaultMinSimilarity.
+	byK []methodResult
 }
 
 // minhashEval scores the MinHash layer with settings s (nil: the default
@@ -271,6 +275,20 @@ func minhashEval(texts [][]byte, fps []uint64, dist map[eval.Pair]int, s *index.
 		out = append(out, score("minhash bands", fmt.Sprintf("t=%.1f", t), truth, rep))
 	}
 	if dist != nil {
+		for k := 0; k <= maxK; k++ {
+			rep := map[eval.Pair]bool{}
+			for p, e := range est {
+				if e >= index.DefaultMinSimilarity-1e-12 {
+					rep[p] = true
+				}
+			}
+			for p, d := range dist {
+				if d <= k && shingle.Estimate(sigs[p.A], sigs[p.B]) >= index.DefaultMinSimilarity-1e-12 {
+					rep[p] = true
+				}
+			}
+			info.byK = append(info.byK, score(fmt.Sprintf("default rule (bands or k, t=%.1f)", index.DefaultMinSimilarity), fmt.Sprintf("k=%d", k), truth, rep))
+		}
 		all := maps.Clone(est)
 		for p, d := range dist {
 			if _, ok := all[p]; !ok && d <= indexK {
@@ -383,7 +401,7 @@ func truthMain(args []string) error {
 func (r *truthResult) writeMarkdown(w io.Writer) {
 	fmt.Fprintf(w, "**%s**: %d documents (%d without shingles left out), %d pairs with %s Jaccard >= %.1f (join %.2fs; %s).\n\n",
 		r.Spec.Name, r.Docs, r.Empty, r.Pairs, r.Spec, truthFloor, r.JoinTime.Seconds(), r.CrossCheck)
-	writeMethodTable(w, r.PerBin, append(append(slices.Clone(r.Simhash), r.MinHash...), r.MinHashIdx...))
+	writeMethodTable(w, r.PerBin, slices.Concat(r.Simhash, r.MinHash, r.MinHashIdx, r.DefaultByK))
 	fmt.Fprintf(w, "MinHash candidates (pairs sharing a band): %d.\n\n", r.Candidates)
 }
 
