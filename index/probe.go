@@ -142,3 +142,31 @@ func (m *Matcher) Sort(ms []Match) { m.x.sortMatches(ms) }
 
 // Limit returns the most matches a query reports, 0 for no limit.
 func (m *Matcher) Limit() int { return m.q.limit }
+
+// QueryProbe returns the stored documents matching the probe p, as Query,
+// QueryFingerprint or QueryID (without leaving out the document itself)
+// would for what p was made from; it spares a second analysis of a text
+// already probed. It costs what Query costs, less the analysis.
+func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if !p.valid {
+		return nil, fmt.Errorf("%w: the zero Probe", ErrSettings)
+	}
+	if q.minSim > 0 && !p.p.text {
+		return nil, fmt.Errorf("%w: a probe without text has no MinHash signature for MinSimilarity", ErrSettings)
+	}
+	q.fp = q.fp || p.byFP
+	var ms []Match
+	err = x.db.View(func(tx *bolt.Tx) error {
+		var err error
+		ms, err = x.search(tx, p.p, q)
+		return err
+	})
+	return ms, boltErr(err)
+}

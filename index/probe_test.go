@@ -107,6 +107,9 @@ func TestMatcherAgreesWithQuery(t *testing.T) {
 						t.Fatalf("%+v: query %s: Matcher found %v, Query %v", o, d.ID, got, want)
 					}
 					total += len(want)
+					if got, err := x.QueryProbe(&q, &o); err != nil || !slices.Equal(got, want) {
+						t.Fatalf("%+v: QueryProbe %s = %v, %v; Query %v", o, d.ID, got, err, want)
+					}
 					want, err = x.QueryID(d.ID, &o)
 					if err != nil {
 						t.Fatal(err)
