@@ -43,8 +43,8 @@ type serveConfig struct {
 	// --apply-docs, when non-zero.
 	ApplyInterval time.Duration
 	ApplyDocs     int
-	Bin        string
-	Wrk        bool // also measure with wrk, when installed
+	Bin           string
+	Wrk           bool // also measure with wrk, when installed
 }
 
 // serveMain is the serve subcommand: build an index of n documents, start
