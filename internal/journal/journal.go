@@ -214,7 +214,8 @@ func (j *Journal) create(seq uint64) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := f.Write(header()); err == nil {
+	_, err = f.Write(header())
+	if err == nil {
 		err = datasync(f)
 	}
 	if err == nil {
