@@ -39,8 +39,12 @@ type serveConfig struct {
 	Dir        string
 	NoSync     bool
 	GroupDelay time.Duration
-	Bin        string
-	Wrk        bool // also measure with wrk, when installed
+	// ApplyInterval and ApplyDocs are the server's --apply-interval and
+	// --apply-docs, when non-zero.
+	ApplyInterval time.Duration
+	ApplyDocs     int
+	Bin           string
+	Wrk           bool // also measure with wrk, when installed
 }
 
 // serveMain is the serve subcommand: build an index of n documents, start
@@ -60,6 +64,8 @@ func serveMain(args []string) error {
 	fs.StringVar(&c.Dir, "dir", "", "directory for the index file (default a temporary one)")
 	fs.BoolVar(&c.NoSync, "no-sync", false, "run the server with --no-sync (adds are then not durable)")
 	fs.DurationVar(&c.GroupDelay, "group-delay", 0, "the server's --group-delay")
+	fs.DurationVar(&c.ApplyInterval, "apply-interval", 0, "the server's --apply-interval (0: its default)")
+	fs.IntVar(&c.ApplyDocs, "apply-docs", 0, "the server's --apply-docs (0: its default)")
 	fs.StringVar(&c.Bin, "bin", "", "simidx binary to run (default: built from ../cmd/simidx)")
 	fs.BoolVar(&c.Wrk, "wrk", true, "also measure queries and adds with wrk (a C load generator), when installed")
 	fs.Parse(args)
@@ -210,6 +216,12 @@ func runServe(c serveConfig, w io.Writer) error {
 	if c.NoSync {
 		args = append(args, "--no-sync")
 	}
+	if c.ApplyInterval > 0 {
+		args = append(args, "--apply-interval", c.ApplyInterval.String())
+	}
+	if c.ApplyDocs > 0 {
+		args = append(args, "--apply-docs", fmt.Sprint(c.ApplyDocs))
+	}
 	srv := exec.Command(bin, args...)
 	stderr, err := srv.StderrPipe()
 	if err != nil {
@@ -239,7 +251,7 @@ func runServe(c serveConfig, w io.Writer) error {
 	fmt.Fprintf(w, "machine: %s\n", machine())
 	fmt.Fprintf(w, "index: %d documents (%d precomputed fingerprints, %d texts of 30-80 words), %.1f MB, built in %.1fs\n",
 		total, c.N, c.Texts, float64(fi.Size())/1e6, loadTime.Seconds())
-	mode := "durable: fsync per group commit"
+	mode := "durable: journal fdatasync per group commit, applied to the index in the background"
 	if c.NoSync {
 		mode = "--no-sync: adds NOT durable"
 	}
@@ -349,7 +361,13 @@ func runServe(c serveConfig, w io.Writer) error {
 	commits, groupDocs := metricValue(m, "simidx_commits_total"), metricValue(m, "simidx_commit_documents_sum")
 	commitSum := metricValue(m, "simidx_commit_duration_seconds_sum")
 	if commits > 0 {
-		fmt.Fprintf(w, "\ngroup commits: %.0f, %.1f documents and %.2f ms each on average\n", commits, groupDocs/commits, 1000*commitSum/commits)
+		fmt.Fprintf(w, "\ngroup commits (journal append + fdatasync): %.0f, %.1f documents and %.2f ms each on average\n", commits, groupDocs/commits, 1000*commitSum/commits)
+	}
+	applies, applied := metricValue(m, "simidx_applies_total"), metricValue(m, "simidx_applied_operations_total")
+	applySum := metricValue(m, "simidx_apply_duration_seconds_sum")
+	if applies > 0 {
+		fmt.Fprintf(w, "index commits of the journal: %.0f, %.0f documents and %.1f ms each on average; at the end %.0f pending, oldest %.0f ms\n",
+			applies, applied/applies, 1000*applySum/applies, metricValue(m, "simidx_journal_pending_operations"), 1000*metricValue(m, "simidx_journal_apply_lag_seconds"))
 	}
 	h, err := get(client, base+"/healthz")
 	if err != nil {

@@ -9,7 +9,8 @@ import (
 )
 
 // openExisting opens the index at path, which must exist, read-only or for
-// writing.
+// writing. Opened for writing, a journal left by simidx serve is applied
+// to it; opened read-only, such a journal is an error.
 func openExisting(path string, readOnly bool) (*index.Index, error) {
 	if path == "" {
 		return nil, usagef("--db PATH is required")
@@ -21,11 +22,20 @@ func openExisting(path string, readOnly bool) (*index.Index, error) {
 	if err != nil {
 		return nil, openError(path, err, false)
 	}
+	if readOnly {
+		err = checkNoJournal(path)
+	} else {
+		err = applyJournal(x, os.Stderr)
+	}
+	if err != nil {
+		x.Close()
+		return nil, err
+	}
 	return x, nil
 }
 
 // openCreate opens the index at path for writing, creating it with s if it
-// does not exist.
+// does not exist, and applies a journal left by simidx serve.
 func openCreate(path string, s *index.Settings, noSync bool) (*index.Index, error) {
 	if path == "" {
 		return nil, usagef("--db PATH is required")
@@ -37,6 +47,10 @@ func openCreate(path string, s *index.Settings, noSync bool) (*index.Index, erro
 	x, err := index.Open(path, &index.Options{Settings: s, NoSync: noSync})
 	if err != nil {
 		return nil, openError(path, err, created)
+	}
+	if err := applyJournal(x, os.Stderr); err != nil {
+		x.Close()
+		return nil, err
 	}
 	return x, nil
 }

@@ -31,13 +31,18 @@ loopback interface only:
 	GET    /metrics                     Prometheus metrics
 
 Queries take the parameters k, min_similarity and limit, as the -k,
---min-similarity and --limit flags of simidx query. Concurrent adds are
-committed together by one writer (group commit); an add is answered only
-after its documents are committed and, unless --no-sync, synced to disk.
-Queries never wait for writes.
+--min-similarity and --limit flags of simidx query. Concurrent adds and
+deletes are appended together by one writer to a write-ahead journal
+(PATH.journal/) with one fdatasync (group commit); a request is answered
+only after that, so an answered add survives a crash. A background applier
+commits the journaled operations to the index in large batches (every
+--apply-interval) and then deletes them from the journal. Queries see the
+journaled documents at once, and never wait for writes.
 
 On SIGINT or SIGTERM the server stops accepting connections, finishes the
-requests in flight, commits what they added, closes the index and exits 0.
+requests in flight, commits every journaled operation to the index,
+removes the journal, closes the index and exits 0. After a crash, the next
+command that opens the index for writing applies the journal first.
 See docs/server.md for the request and response formats.
 
 Example:
@@ -57,12 +62,15 @@ Example:
 		fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free port)")
 		sf.addIndexFlags(fs, true)
 		sf.addTextFlags(fs)
-		fs.BoolVar(&noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose acknowledged adds)")
+		fs.BoolVar(&noSync, "no-sync", false, "do not fsync the journal or the index (faster; a machine crash may lose acknowledged adds)")
 		fs.Int64Var(&lim.maxBody, "max-body", defaultMaxBody, "largest request body in `bytes`")
 		fs.IntVar(&lim.maxDocs, "max-docs", defaultMaxDocs, "most documents in one add request")
 		fs.IntVar(&lim.maxDocBytes, "max-doc-bytes", defaultMaxDocBytes, "largest document text in `bytes`")
 		fs.IntVar(&lim.groupDocs, "group-docs", defaultGroupDocs, "most documents committed together (a request is never split)")
 		fs.DurationVar(&lim.groupDelay, "group-delay", defaultGroupDelay, "longest wait for more adds before a commit")
+		fs.DurationVar(&lim.applyInterval, "apply-interval", defaultApplyInterval, "longest time between commits of the journal to the index")
+		fs.IntVar(&lim.applyDocs, "apply-docs", defaultApplyDocs, "journaled operations that start a commit to the index at once")
+		fs.IntVar(&lim.maxPending, "max-pending", defaultMaxPending, "journaled operations not yet in the index at which adds wait")
 		fs.DurationVar(&timeout, "shutdown-timeout", 30*time.Second, "longest wait for requests in flight on shutdown")
 		return func(ctx context.Context, e *env, args []string) error {
 			if db == "" {
@@ -71,6 +79,7 @@ Example:
 			if len(args) > 0 {
 				return usagef("serve takes no arguments, got %q", args)
 			}
+			lim.noSync = noSync
 			if err := lim.check(); err != nil {
 				return err
 			}
@@ -111,6 +120,10 @@ const (
 	defaultMaxDocBytes = 16 << 20 // index.MaxDocSize
 	defaultGroupDocs   = 10_000
 	defaultGroupDelay  = 0
+
+	defaultApplyInterval = 200 * time.Millisecond
+	defaultApplyDocs     = 4096
+	defaultMaxPending    = 65536
 )
 
 // listenAndServe serves HTTP on addr until ctx is cancelled, then shuts

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/journal"
 )
 
 // serveLimits bound what one request may hold and how adds are grouped.
@@ -24,6 +25,11 @@ type serveLimits struct {
 	maxDocBytes int
 	groupDocs   int
 	groupDelay  time.Duration
+
+	applyInterval time.Duration // longest time an operation stays only in the journal
+	applyDocs     int           // pending operations that start an apply at once
+	maxPending    int           // pending operations at which adds wait for the applier
+	noSync        bool          // the journal is not fdatasynced
 }
 
 func (l *serveLimits) check() error {
@@ -38,6 +44,10 @@ func (l *serveLimits) check() error {
 		return usagef("--group-docs must be positive, not %d", l.groupDocs)
 	case l.groupDelay < 0:
 		return usagef("--group-delay must not be negative, not %s", l.groupDelay)
+	case l.applyInterval <= 0:
+		return usagef("--apply-interval must be positive, not %s", l.applyInterval)
+	case l.applyDocs <= 0:
+		return usagef("--apply-docs must be positive, not %d", l.applyDocs)
 	}
 	return nil
 }
@@ -50,35 +60,60 @@ type server struct {
 	maxK    int // the index's k
 	minHash bool
 	w       *writer
+	ap      *applier
+	j       *journal.Journal
+	ov      *overlay
 	met     *metrics
-	fprs    sync.Pool // *index.Fingerprinter
+
+	// appendMu is held by the writer to append to the journal and publish
+	// to the overlay, and by the applier to rotate the journal.
+	appendMu sync.Mutex
 
 	docsAtClose int
 }
 
+// newServer serves x, whose journal (journalDir(db)) must have been
+// applied: it starts a new one.
 func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
 	st := x.Settings()
 	if _, err := index.NewFingerprinter(&st); err != nil {
 		return nil, err
 	}
-	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash, met: newMetrics()}
-	s.fprs.New = func() any {
-		f, _ := index.NewFingerprinter(&st)
-		return f
+	if lim.maxPending == 0 {
+		lim.maxPending = defaultMaxPending
 	}
-	w, err := newWriter(s)
+	j, err := journal.Open(journalDir(db))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("opening the journal: %w", err)
 	}
-	s.w = w
+	j.NoSync = lim.noSync
+	if err := j.Prepare(); err != nil {
+		j.Close()
+		return nil, fmt.Errorf("creating the journal: %w", err)
+	}
+	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash, met: newMetrics(), j: j, ov: newOverlay(x.Len())}
+	s.ap = newApplier(s)
+	s.w = newWriter(s)
 	return s, nil
 }
 
-// close commits what is queued and closes the index.
+// close journals what is queued, commits every pending operation to the
+// index, removes the journal and closes the index. If the operations
+// cannot all be committed, the journal stays for the next open to apply.
 func (s *server) close() error {
 	s.w.close()
+	err := s.ap.close()
+	if err == nil {
+		err = s.j.Destroy()
+	} else {
+		s.j.Close()
+		err = fmt.Errorf("committing the journal to the index: %w; it is kept in %s and applied on the next start", err, s.j.Dir())
+	}
 	s.docsAtClose = s.x.Len()
-	return s.x.Close()
+	if cerr := s.x.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // apiError is an error answered with a status and {"error": msg}.
@@ -407,7 +442,12 @@ func (s *server) checkDoc(n int, d docJSON) (pendingDoc, error) {
 	case len(*d.Text) > s.lim.maxDocBytes:
 		return pendingDoc{}, errorf(http.StatusRequestEntityTooLarge, `document %d (%q): text is %d bytes, more than the limit of %d (--max-doc-bytes)`, n, truncate(id, 60), len(*d.Text), s.lim.maxDocBytes)
 	}
-	return pendingDoc{id: id, text: []byte(*d.Text)}, nil
+	text := []byte(*d.Text)
+	p, err := s.x.Probe(text)
+	if err != nil {
+		return pendingDoc{}, err
+	}
+	return pendingDoc{id: id, text: text, probe: p}, nil
 }
 
 func fieldKind(field string) string {
@@ -442,7 +482,7 @@ func (s *server) handleAdd(w http.ResponseWriter, r *http.Request, _ string) err
 			}
 		}
 	}
-	if req.opts, req.maxDist, err = s.queryOptions(p); err != nil {
+	if req.opts, _, err = s.queryOptions(p); err != nil {
 		return err
 	}
 	body, err := s.readBody(w, r)
@@ -452,17 +492,8 @@ func (s *server) handleAdd(w http.ResponseWriter, r *http.Request, _ string) err
 	if req.docs, err = s.parseDocs(body); err != nil {
 		return err
 	}
-	if req.ifUnique {
-		// Analyse here, on the request's goroutine, rather than in the
-		// writer, which checks the documents against its group.
-		f := s.fprs.Get().(*index.Fingerprinter)
-		for i := range req.docs {
-			d := &req.docs[i]
-			fp, sig, bands := f.Analyze(d.text)
-			d.fp, d.sig, d.bands, d.analysed = fp, append([]uint64(nil), sig...), append([]uint64(nil), bands...), true
-		}
-		s.fprs.Put(f)
-	}
+	// The documents were analysed by parseDocs, on the request's
+	// goroutine: the writer only compares.
 	res := s.w.submit(req)
 	if res.err != nil {
 		return res.err
@@ -527,7 +558,7 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 			return errorf(http.StatusBadRequest, "malformed JSON: more after the query object")
 		}
 	}
-	var ms []index.Match
+	var pr index.Probe
 	switch {
 	case q.Text != nil && q.Fingerprint != nil:
 		return errorf(http.StatusBadRequest, `give "text" or "fingerprint", not both`)
@@ -535,7 +566,9 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		if len(*q.Text) > s.lim.maxDocBytes {
 			return errorf(http.StatusRequestEntityTooLarge, "text is %d bytes, more than the limit of %d (--max-doc-bytes)", len(*q.Text), s.lim.maxDocBytes)
 		}
-		ms, err = s.x.Query([]byte(*q.Text), &opts)
+		if pr, err = s.x.Probe([]byte(*q.Text)); err != nil {
+			return err
+		}
 	case q.Fingerprint != nil:
 		fp, ok := parseHex(*q.Fingerprint)
 		if !ok {
@@ -544,10 +577,21 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		if opts.MinSimilarity > 0 {
 			return errorf(http.StatusBadRequest, "min_similarity cannot be used with a fingerprint: a fingerprint has no MinHash signature")
 		}
-		ms, err = s.x.QueryFingerprint(fp, &opts)
+		pr = s.x.ProbeFingerprint(fp)
 	default:
 		return errorf(http.StatusBadRequest, `missing "text" or "fingerprint"`)
 	}
+	m, err := s.x.Matcher(&opts)
+	if err != nil {
+		return err
+	}
+	// Acknowledged documents not yet in the index are matched from the
+	// overlay: a query sees every add answered before it started.
+	ms, err := merge(s.ov.snapshot(), m, &pr, "", func(limit int) ([]index.Match, error) {
+		o := opts
+		o.Limit = limit
+		return s.x.QueryProbe(&pr, &o)
+	})
 	if err != nil {
 		return err
 	}
@@ -565,7 +609,7 @@ func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string
 	if err != nil {
 		return err
 	}
-	ms, err := s.x.QueryID(id, &opts)
+	ms, err := s.similar(id, opts)
 	switch {
 	case errors.Is(err, index.ErrNotFound):
 		return errorf(http.StatusNotFound, "no document %q in the index", id)
@@ -577,12 +621,59 @@ func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string
 	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, s.minHash)})
 }
 
+// similar returns the near duplicates of the document id, pending or
+// stored, as QueryID would if every pending operation were committed.
+func (s *server) similar(id string, opts index.QueryOptions) ([]index.Match, error) {
+	v := s.ov.snapshot()
+	op := v.latest(id)
+	switch {
+	case op != nil && op.del:
+		return nil, fmt.Errorf("%w: %q", index.ErrNotFound, id)
+	case op == nil && v.len() == 0:
+		return s.x.QueryID(id, &opts)
+	}
+	m, err := s.x.Matcher(&opts)
+	if err != nil {
+		return nil, err
+	}
+	if op != nil {
+		return merge(v, m, &op.probe, id, func(limit int) ([]index.Match, error) {
+			o := opts
+			o.Limit = limit
+			return s.x.QueryProbe(&op.probe, &o)
+		})
+	}
+	pr, err := s.x.ProbeID(id)
+	if err != nil {
+		return nil, err
+	}
+	if opts.MinSimilarity > 0 && !pr.HasText() {
+		return s.x.QueryID(id, &opts) // the error QueryID gives
+	}
+	return merge(v, m, &pr, id, func(limit int) ([]index.Match, error) {
+		o := opts
+		o.Limit = limit
+		return s.x.QueryID(id, &o)
+	})
+}
+
+// get returns what is known of the document id, pending or stored.
+func (s *server) get(id string) (index.Document, error) {
+	if op := s.ov.snapshot().latest(id); op != nil {
+		if op.del {
+			return index.Document{}, fmt.Errorf("%w: %q", index.ErrNotFound, id)
+		}
+		return index.Document{ID: id, Fingerprint: op.probe.Fingerprint()}, nil
+	}
+	return s.x.Get(id)
+}
+
 // handleGet is GET /v1/documents/{id}.
 func (s *server) handleGet(w http.ResponseWriter, r *http.Request, id string) error {
 	if _, err := params(r); err != nil {
 		return err
 	}
-	d, err := s.x.Get(id)
+	d, err := s.get(id)
 	if errors.Is(err, index.ErrNotFound) {
 		return errorf(http.StatusNotFound, "no document %q in the index", id)
 	}
@@ -601,15 +692,15 @@ func (s *server) handleDelete(w http.ResponseWriter, r *http.Request, id string)
 	if _, err := params(r); err != nil {
 		return err
 	}
-	n, err := s.x.Delete(id)
-	if err != nil {
-		return err
+	// Deletes are journaled in order with adds, by the writer.
+	res := s.w.submit(&addRequest{del: id})
+	if res.err != nil {
+		return res.err
 	}
-	if n == 0 {
+	if res.deleted == 0 {
 		return errorf(http.StatusNotFound, "no document %q in the index", id)
 	}
-	s.met.deleted.Add(int64(n))
-	return writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
+	return writeJSON(w, http.StatusOK, map[string]int{"deleted": res.deleted})
 }
 
 // handleStats is GET /v1/stats: the JSON of simidx stats.
@@ -617,11 +708,17 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request, _ string) e
 	if _, err := params(r); err != nil {
 		return err
 	}
+	v := s.ov.snapshot()
 	st, err := s.x.Stats()
 	if err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, statsRecord{Path: s.db, Stats: st, Text: s.x.Settings().Text})
+	// Documents journaled but not yet committed count as documents.
+	st.Docs = v.documents()
+	return writeJSON(w, http.StatusOK, struct {
+		statsRecord
+		Pending int `json:"journal_pending"`
+	}{statsRecord{Path: s.db, Stats: st, Text: s.x.Settings().Text}, v.len()})
 }
 
 // handleHealth is GET /healthz.
@@ -629,7 +726,7 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ string) 
 	if _, err := params(r); err != nil {
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.x.Len()})
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.ov.snapshot().documents()})
 }
 
 // handleMetrics is GET /metrics.

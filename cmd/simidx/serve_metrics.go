@@ -84,6 +84,12 @@ type metrics struct {
 	rejected     atomic.Int64
 	deleted      atomic.Int64
 	start        time.Time
+
+	applies     atomic.Int64
+	applyErrors atomic.Int64
+	appliedOps  atomic.Int64
+	applyTime   *histogram
+	applySize   *histogram
 }
 
 func newMetrics() *metrics {
@@ -92,6 +98,8 @@ func newMetrics() *metrics {
 		commitTime: newHistogram(latencyBuckets),
 		groupSize:  newHistogram(groupBuckets),
 		start:      time.Now(),
+		applyTime:  newHistogram(latencyBuckets),
+		applySize:  newHistogram(groupBuckets),
 	}
 }
 
@@ -113,8 +121,9 @@ func (m *metrics) request(method, route string, code int, d time.Duration) {
 	h.observe(d.Seconds())
 }
 
-// commit records a group commit of n documents of size bytes.
-func (m *metrics) commit(n int, bytes int64, d time.Duration, err error) {
+// commit records a group commit of n operations, adds of them documents
+// added of size bytes.
+func (m *metrics) commit(n, adds int, bytes int64, d time.Duration, err error) {
 	if err != nil {
 		m.commitErrors.Add(1)
 		return
@@ -122,8 +131,16 @@ func (m *metrics) commit(n int, bytes int64, d time.Duration, err error) {
 	m.commits.Add(1)
 	m.commitTime.observe(d.Seconds())
 	m.groupSize.observe(float64(n))
-	m.added.Add(int64(n))
+	m.added.Add(int64(adds))
 	m.addedBytes.Add(bytes)
+}
+
+// applied records a commit of n journaled operations to the index after d.
+func (m *metrics) applied(n int, d time.Duration) {
+	m.applies.Add(1)
+	m.appliedOps.Add(int64(n))
+	m.applyTime.observe(d.Seconds())
+	m.applySize.observe(float64(n))
 }
 
 // write writes every metric in the Prometheus text format.
@@ -164,7 +181,7 @@ func (m *metrics) write(w io.Writer, s *server) {
 	counter := func(name, help string, v int64) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
 	}
-	gauge("simidx_documents", "Documents in the index.", s.x.Len())
+	gauge("simidx_documents", "Documents in the index, those journaled and not yet committed included.", s.ov.snapshot().documents())
 	var size int64
 	if fi, err := os.Stat(s.db); err == nil {
 		size = fi.Size()
@@ -174,14 +191,39 @@ func (m *metrics) write(w io.Writer, s *server) {
 	counter("simidx_documents_added_bytes_total", "Text bytes of the documents added since the server started.", m.addedBytes.Load())
 	counter("simidx_documents_rejected_total", "Documents refused by if_unique because of a near duplicate.", m.rejected.Load())
 	counter("simidx_documents_deleted_total", "Documents deleted since the server started.", m.deleted.Load())
-	counter("simidx_commits_total", "Group commits of added documents.", m.commits.Load())
+	counter("simidx_commits_total", "Group commits: appends of a group of operations to the journal, each with one fdatasync.", m.commits.Load())
 	counter("simidx_commit_errors_total", "Group commits that failed (their requests were answered 500).", m.commitErrors.Load())
-	fmt.Fprintln(w, "# HELP simidx_commit_duration_seconds Time of a group commit, fsync included.")
+	fmt.Fprintln(w, "# HELP simidx_commit_duration_seconds Time of a group commit: the journal write and its fdatasync.")
 	fmt.Fprintln(w, "# TYPE simidx_commit_duration_seconds histogram")
 	m.commitTime.write(w, "simidx_commit_duration_seconds", "")
-	fmt.Fprintln(w, "# HELP simidx_commit_documents Documents per group commit.")
+	fmt.Fprintln(w, "# HELP simidx_commit_documents Operations (adds and deletes) per group commit.")
 	fmt.Fprintln(w, "# TYPE simidx_commit_documents histogram")
 	m.groupSize.write(w, "simidx_commit_documents", "")
+	v := s.ov.snapshot()
+	gauge("simidx_journal_pending_operations", "Journaled operations not yet committed to the index (queries see them).", v.len())
+	lag := 0.0
+	if t := v.oldest(); !t.IsZero() {
+		lag = time.Since(t).Seconds()
+	}
+	gauge("simidx_journal_apply_lag_seconds", "Age of the oldest journaled operation not yet committed to the index.", strconv.FormatFloat(lag, 'f', 3, 64))
+	var jsize int64
+	if ents, err := os.ReadDir(s.j.Dir()); err == nil {
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil {
+				jsize += fi.Size()
+			}
+		}
+	}
+	gauge("simidx_journal_bytes", "Size of the journal's segment files in bytes.", jsize)
+	counter("simidx_applies_total", "Commits of journaled operations to the index.", m.applies.Load())
+	counter("simidx_apply_errors_total", "Commits of journaled operations to the index that failed (retried; the operations stay journaled).", m.applyErrors.Load())
+	counter("simidx_applied_operations_total", "Journaled operations committed to the index.", m.appliedOps.Load())
+	fmt.Fprintln(w, "# HELP simidx_apply_duration_seconds Time of a commit of journaled operations to the index, fsync included.")
+	fmt.Fprintln(w, "# TYPE simidx_apply_duration_seconds histogram")
+	m.applyTime.write(w, "simidx_apply_duration_seconds", "")
+	fmt.Fprintln(w, "# HELP simidx_apply_operations Operations per commit of the journal to the index.")
+	fmt.Fprintln(w, "# TYPE simidx_apply_operations histogram")
+	m.applySize.write(w, "simidx_apply_operations", "")
 	gauge("simidx_uptime_seconds", "Seconds since the server started.", strconv.FormatFloat(time.Since(m.start).Seconds(), 'f', 3, 64))
 }
 

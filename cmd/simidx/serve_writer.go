@@ -1,41 +1,36 @@
 package main
 
 import (
-	"cmp"
 	"errors"
-	"math/bits"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/simidx/simidx/index"
-	"github.com/simidx/simidx/shingle"
+	"github.com/simidx/simidx/internal/journal"
 )
 
-// pendingDoc is a document on its way to the index.
+// pendingDoc is a document of an add request, analysed by its handler.
 type pendingDoc struct {
-	id   string
-	text []byte
-	// analysed says fp, sig and bands hold the document's analysis.
-	analysed bool
-	fp       uint64
-	sig      []uint64
-	bands    []uint64
+	id    string
+	text  []byte
+	probe index.Probe
 }
 
-// addRequest is one add request handed to the writer: its documents are
-// committed in one group with those of other requests.
+// addRequest is one add or delete request handed to the writer: its
+// operations are journaled in one group with those of other requests.
 type addRequest struct {
 	docs     []pendingDoc
+	del      string // the ID to delete, for a delete request (docs is empty)
 	ifUnique bool
 	opts     index.QueryOptions // for ifUnique
-	maxDist  int                // resolved opts.MaxDistance
 	done     chan addResult
 }
 
 // addResult is what the writer did with an addRequest.
 type addResult struct {
 	added      int
+	deleted    int
 	duplicates []duplicate
 	err        error
 }
@@ -46,11 +41,13 @@ type duplicate struct {
 	Matches []matchRecord `json:"matches"`
 }
 
-// writer commits add requests in groups: one goroutine takes every request
+// writer journals requests in groups: one goroutine takes every request
 // queued (up to groupDocs documents, waiting at most groupDelay for more),
-// checks the if_unique ones against the index and the group, and adds the
-// accepted documents in one index.Add. Each request is answered after the
-// commit of its group.
+// checks the if_unique ones and the deletes against the index and every
+// pending operation (the overlay and the group so far), appends the
+// group's operations to the journal with one fdatasync, publishes them to
+// the overlay and answers each request. The applier commits them to the
+// index later.
 type writer struct {
 	s    *server
 	ch   chan *addRequest
@@ -58,20 +55,15 @@ type writer struct {
 
 	mu     sync.RWMutex // held to send on ch; held exclusively to close it
 	closed bool
-	fpr    *index.Fingerprinter // analyses plain adds for the if_unique checks
+	recs   []journal.Record
 }
 
 var errShuttingDown = errors.New("the server is shutting down")
 
-func newWriter(s *server) (*writer, error) {
-	st := s.x.Settings()
-	fpr, err := index.NewFingerprinter(&st)
-	if err != nil {
-		return nil, err
-	}
-	w := &writer{s: s, ch: make(chan *addRequest, 256), done: make(chan struct{}), fpr: fpr}
+func newWriter(s *server) *writer {
+	w := &writer{s: s, ch: make(chan *addRequest, 256), done: make(chan struct{})}
 	go w.loop()
-	return w, nil
+	return w
 }
 
 // submit queues r and waits for its result.
@@ -87,7 +79,7 @@ func (w *writer) submit(r *addRequest) addResult {
 	return <-r.done
 }
 
-// close commits the requests queued and stops the writer.
+// close journals the requests queued and stops the writer.
 func (w *writer) close() {
 	w.mu.Lock()
 	if !w.closed {
@@ -108,7 +100,7 @@ func (w *writer) loop() {
 			return
 		}
 		group := []*addRequest{r}
-		n := len(r.docs)
+		n := max(len(r.docs), 1)
 		var deadline <-chan time.Time
 		if lim.groupDelay > 0 {
 			if timer == nil {
@@ -126,7 +118,7 @@ func (w *writer) loop() {
 					break collect
 				}
 				group = append(group, r)
-				n += len(r.docs)
+				n += max(len(r.docs), 1)
 				continue
 			default:
 			}
@@ -139,7 +131,7 @@ func (w *writer) loop() {
 					break collect
 				}
 				group = append(group, r)
-				n += len(r.docs)
+				n += max(len(r.docs), 1)
 			case <-deadline:
 				deadline = nil
 				break collect
@@ -152,126 +144,156 @@ func (w *writer) loop() {
 	}
 }
 
-// commit decides which documents of group are added, adds them in one
-// transaction and answers every request.
+// commit decides what each request of group does, journals the group's
+// operations in one append and answers every request.
 func (w *writer) commit(group []*addRequest) {
+	s := w.s
+	// Backpressure: the applier is behind; wait rather than let the
+	// overlay, and every query's share of it, grow without bound.
+	s.ov.waitBelow(s.lim.maxPending)
 	results := make([]addResult, len(group))
-	var docs []index.Doc
-	var pending []*pendingDoc // accepted documents of the group, in order
-	ids := map[string]bool{}  // their IDs
+	base := s.ov.snapshot()
+	var ops []*pendingOp // the group's operations, in order
 	var bytes int64
 	rejected := 0
+	now := time.Now()
 	for gi, r := range group {
-		if !r.ifUnique {
-			for i := range r.docs {
-				d := &r.docs[i]
-				docs = append(docs, index.Doc{ID: d.id, Text: d.text})
-				pending = append(pending, d)
-				ids[d.id] = true
-				bytes += int64(len(d.text))
-			}
-			results[gi].added = len(r.docs)
-			continue
-		}
-		for i := range r.docs {
-			d := &r.docs[i]
-			ms, err := w.matches(d, r, pending, ids)
+		switch {
+		case r.del != "":
+			deleted, err := w.exists(base.with(ops), r.del)
 			if err != nil {
-				results[gi] = addResult{err: err}
-				break
-			}
-			if len(ms) > 0 {
-				results[gi].duplicates = append(results[gi].duplicates, duplicate{ID: d.id, Matches: ms})
-				rejected++
+				results[gi].err = err
 				continue
 			}
-			docs = append(docs, index.Doc{ID: d.id, Text: d.text})
-			pending = append(pending, d)
-			ids[d.id] = true
-			bytes += int64(len(d.text))
-			results[gi].added++
+			if deleted {
+				ops = append(ops, &pendingOp{id: r.del, del: true, at: now, net: -1})
+				results[gi].deleted = 1
+			}
+		case !r.ifUnique:
+			var err error
+			start := len(ops)
+			for i := range r.docs {
+				d := &r.docs[i]
+				op := &pendingOp{id: d.id, text: d.text, probe: d.probe, at: now}
+				if op.net, err = w.net(base, ops, d.id); err != nil {
+					break
+				}
+				ops = append(ops, op)
+				bytes += int64(len(d.text))
+			}
+			if err != nil {
+				results[gi].err = err
+				ops = ops[:start] // a request is all or nothing
+				continue
+			}
+			results[gi].added = len(r.docs)
+		default:
+			m, err := s.x.Matcher(&r.opts)
+			if err != nil {
+				results[gi].err = err
+				continue
+			}
+			start := len(ops)
+			for i := range r.docs {
+				d := &r.docs[i]
+				ms, err := merge(base.with(ops), m, &d.probe, d.id, func(limit int) ([]index.Match, error) {
+					o := r.opts
+					o.Limit = limit
+					return s.x.QueryProbe(&d.probe, &o)
+				})
+				if err != nil {
+					results[gi] = addResult{err: err}
+					ops = ops[:start]
+					break
+				}
+				if len(ms) > 0 {
+					results[gi].duplicates = append(results[gi].duplicates, duplicate{ID: d.id, Matches: matchRecords(ms, s.minHash)})
+					rejected++
+					continue
+				}
+				op := &pendingOp{id: d.id, text: d.text, probe: d.probe, at: now}
+				if op.net, err = w.net(base, ops, d.id); err != nil {
+					results[gi] = addResult{err: err}
+					ops = ops[:start]
+					break
+				}
+				ops = append(ops, op)
+				bytes += int64(len(d.text))
+				results[gi].added++
+			}
 		}
 	}
-	if len(docs) > 0 {
+	if len(ops) > 0 {
+		w.recs = w.recs[:0]
+		adds := 0
+		for _, op := range ops {
+			adds += b2i(!op.del)
+			rec := journal.Record{Op: journal.OpAdd, ID: op.id, Text: op.text}
+			if op.del {
+				rec = journal.Record{Op: journal.OpDelete, ID: op.id}
+			}
+			w.recs = append(w.recs, rec)
+		}
 		start := time.Now()
-		err := w.s.x.Add(docs...)
-		w.s.met.commit(len(docs), bytes, time.Since(start), err)
+		// The applier rotates the journal under appendMu, so that the
+		// operations of a sealed segment are exactly those published
+		// before the rotation.
+		s.appendMu.Lock()
+		err := s.j.Append(w.recs)
+		if err == nil {
+			s.ov.publish(ops)
+		}
+		s.appendMu.Unlock()
+		s.met.commit(len(ops), adds, bytes, time.Since(start), err)
 		if err != nil {
 			for i := range results {
 				results[i] = addResult{err: err}
 			}
+		} else {
+			s.ap.nudge(s.ov.snapshot().len())
 		}
+		clear(w.recs)
 	}
-	w.s.met.rejected.Add(int64(rejected))
+	s.met.rejected.Add(int64(rejected))
 	for i, r := range group {
+		if results[i].err == nil {
+			s.met.deleted.Add(int64(results[i].deleted))
+		}
 		r.done <- results[i]
 	}
 }
 
-// matches returns the near duplicates of d among the stored documents and
-// the documents accepted before it in its group, leaving out documents with
-// d's ID (d replaces them) and stored documents that pending documents
-// replace. They are chosen as index.Query chooses them.
-func (w *writer) matches(d *pendingDoc, r *addRequest, pending []*pendingDoc, ids map[string]bool) ([]matchRecord, error) {
-	opts := r.opts
-	opts.Limit = 0
-	stored, err := w.s.x.Query(d.text, &opts)
-	if err != nil {
-		return nil, err
-	}
-	minHash := w.s.minHash
-	var ms []index.Match
-	for _, m := range stored {
-		if m.ID != d.id && !ids[m.ID] {
-			ms = append(ms, m)
+// net returns the change in the number of documents an add of id makes
+// after the pending operations of base and ops: 0 if it replaces a
+// document, else 1.
+func (w *writer) net(base *overlayView, ops []*pendingOp, id string) (int, error) {
+	for _, op := range slices.Backward(ops) {
+		if op.id == id {
+			return b2i(op.del), nil
 		}
 	}
-	if len(pending) > 0 {
-		w.analyse(d)
-		seen := map[string]bool{d.id: true}
-		// A document ID may be in the group more than once: the last wins.
-		for _, p := range slices.Backward(pending) {
-			if seen[p.id] {
-				continue
-			}
-			seen[p.id] = true
-			w.analyse(p)
-			dist := bits.OnesCount64(p.fp ^ d.fp)
-			m := index.Match{ID: p.id, Distance: dist}
-			if minHash {
-				m.Similarity = shingle.Estimate(d.sig, p.sig)
-			}
-			keep := dist <= r.maxDist
-			if opts.MinSimilarity > 0 {
-				keep = (keep || shareBand(d.bands, p.bands)) && m.Similarity >= opts.MinSimilarity
-			}
-			if keep {
-				ms = append(ms, m)
-			}
-		}
-	}
-	slices.SortFunc(ms, func(a, b index.Match) int {
-		if c := cmp.Compare(a.Distance, b.Distance); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
-	if r.opts.Limit > 0 && len(ms) > r.opts.Limit {
-		ms = ms[:r.opts.Limit]
-	}
-	return matchRecords(ms, minHash), nil
+	ok, err := w.exists(base, id)
+	return b2i(!ok), err
 }
 
-// analyse fills in d's fingerprint and, with MinHash, signature and bands.
-func (w *writer) analyse(d *pendingDoc) {
-	if d.analysed {
-		return
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	fp, sig, bands := w.fpr.Analyze(d.text)
-	d.fp, d.sig, d.bands, d.analysed = fp, slices.Clone(sig), slices.Clone(bands), true
+	return 0
+}
+
+// exists reports whether the document id is there for a delete to remove:
+// by its last pending operation, or else in the index.
+func (w *writer) exists(v *overlayView, id string) (bool, error) {
+	if op := v.latest(id); op != nil {
+		return !op.del, nil
+	}
+	_, err := w.s.x.Get(id)
+	if errors.Is(err, index.ErrNotFound) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // shareBand reports whether two band hash lists agree in some band.

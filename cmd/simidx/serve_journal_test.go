@@ -1,0 +1,407 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/journal"
+)
+
+// kill sends SIGKILL to the server and waits for it to die.
+func (b *binaryServer) kill(t *testing.T) {
+	t.Helper()
+	b.cmd.Process.Signal(syscall.SIGKILL)
+	if code := b.wait(t); code != -int(syscall.SIGKILL) {
+		t.Fatalf("exit %d, want killed", code)
+	}
+}
+
+// TestServeKillSustained kills the server with SIGKILL while clients add
+// documents as fast as it answers, and checks after a restart that every
+// document whose add was answered 200 is there, with its text.
+func TestServeKillSustained(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "s.db")
+	// A long apply interval: most acknowledged adds are only in the journal.
+	bs := startBinary(t, db, "--apply-interval", "300ms")
+	var acked sync.Map // id -> text
+	var n atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := range 6 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				id := fmt.Sprintf("c%d-%d", c, i)
+				text := fmt.Sprintf("client %d wrote document %d, number %d of its kind", c, i, c*100003+i*7)
+				r, err := tryDo("POST", bs.url+"/v1/documents", docsJSON([2]string{id, text}))
+				if err != nil {
+					return // the server is gone
+				}
+				if r.status == 200 {
+					acked.Store(id, text)
+					n.Add(1)
+				}
+			}
+		})
+	}
+	time.Sleep(700 * time.Millisecond)
+	bs.kill(t)
+	close(stop)
+	wg.Wait()
+	if n.Load() < 50 {
+		t.Fatalf("only %d adds acknowledged before the kill", n.Load())
+	}
+	c, err := journal.Count(journalDir(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d adds acknowledged, %d operations in the journal after the kill", n.Load(), c)
+	bs = startBinary(t, db)
+	missing := 0
+	acked.Range(func(k, v any) bool {
+		r := do(t, "GET", bs.url+"/v1/documents/"+k.(string), "", "")
+		if r.status != 200 {
+			missing++
+			if missing < 5 {
+				t.Errorf("acknowledged %s lost: %d %s", k, r.status, r.body)
+			}
+		}
+		return true
+	})
+	if missing > 0 {
+		t.Fatalf("%d of %d acknowledged adds lost", missing, n.Load())
+	}
+	h := mustDo(t, "GET", bs.url+"/healthz", "", 200).json(t)
+	if int64(h["documents"].(float64)) < n.Load() {
+		t.Errorf("healthz %v, want at least %d documents", h, n.Load())
+	}
+	bs.cmd.Process.Signal(syscall.SIGTERM)
+	if code := bs.wait(t); code != 0 {
+		t.Fatalf("exit %d after SIGTERM:\n%s", code, bs.stderr)
+	}
+	if _, err := os.Stat(journalDir(db)); !os.IsNotExist(err) {
+		t.Errorf("journal left after a clean stop: %v", err)
+	}
+}
+
+// TestServeTornJournal damages the tail of the journal left by SIGKILL, as
+// a crash in the middle of an append would, and checks that the server
+// starts with every acknowledged document.
+func TestServeTornJournal(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "t.db")
+	bs := startBinary(t, db, "--apply-interval", "1h")
+	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"a", "the first acknowledged document"}), 200)
+	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"b", "the second acknowledged document"}), 200)
+	bs.kill(t)
+	seg := lastSegmentFile(t, journalDir(db))
+	f, err := os.OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Half a record: a length and a checksum, then less than promised.
+	f.Write([]byte{200, 0, 0, 0, 1, 2, 3, 4, 1, 1, 'c'})
+	f.Close()
+	bs = startBinary(t, db)
+	for _, id := range []string{"a", "b"} {
+		mustDo(t, "GET", bs.url+"/v1/documents/"+id, "", 200)
+	}
+	if !strings.Contains(bs.stderr.String(), "applied 2 journaled operations") {
+		t.Errorf("stderr: %s", bs.stderr)
+	}
+}
+
+// lastSegmentFile returns the newest segment holding records in dir.
+func lastSegmentFile(t *testing.T, dir string) string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last string
+	for _, e := range ents {
+		if fi, _ := e.Info(); fi != nil && fi.Size() > 16 {
+			last = filepath.Join(dir, e.Name())
+		}
+	}
+	if last == "" {
+		t.Fatalf("no segment with records in %s", dir)
+	}
+	return last
+}
+
+// TestJournalReplayIdempotent simulates a crash after the index commit and
+// before the journal's removal: the journal is applied twice, and the
+// index ends the same, without duplicates or losses.
+func TestJournalReplayIdempotent(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	x, err := index.Open(db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Add(index.Doc{ID: "old", Text: []byte("a document that was there before")},
+		index.Doc{ID: "gone", Text: []byte("a document deleted by the journal")})
+	j, err := journal.Open(journalDir(db))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs := []journal.Record{
+		{Op: journal.OpAdd, ID: "new", Text: []byte("first version of a new document")},
+		{Op: journal.OpDelete, ID: "gone"},
+		{Op: journal.OpAdd, ID: "old", Text: []byte("the replacement of the old document")},
+		{Op: journal.OpAdd, ID: "new", Text: []byte("second and final version of the new document")},
+		{Op: journal.OpAdd, ID: "tmp", Text: []byte("added and deleted")},
+		{Op: journal.OpDelete, ID: "tmp"},
+		{Op: journal.OpDelete, ID: "never-existed"},
+	}
+	if err := j.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	fpr, _ := index.NewFingerprinter(nil)
+	want := map[string]uint64{
+		"old": fpr.Sum64([]byte("the replacement of the old document")),
+		"new": fpr.Sum64([]byte("second and final version of the new document")),
+	}
+	check := func(when string, x *index.Index) {
+		t.Helper()
+		if x.Len() != len(want) {
+			t.Errorf("%s: %d documents, want %d", when, x.Len(), len(want))
+		}
+		for id, fp := range want {
+			if d, err := x.Get(id); err != nil || d.Fingerprint != fp {
+				t.Errorf("%s: %s = %+v, %v; want fingerprint %x", when, id, d, err, fp)
+			}
+		}
+	}
+	// The first application: the commit lands, the journal stays (the
+	// crash).
+	j, _ = journal.Open(journalDir(db))
+	if n, err := replayJournal(x, j); err != nil || n != len(recs) {
+		t.Fatalf("replay = %d, %v", n, err)
+	}
+	j.Close()
+	check("after the first replay", x)
+	x.Close()
+	// The second: as the next open does.
+	r := simidx(t, "", "stats", "--db", db)
+	if r.code == 0 || !strings.Contains(r.stderr, "not yet in the index") {
+		t.Errorf("read-only open with a journal: %v", r)
+	}
+	x, err = openExisting(db, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("after the second replay", x)
+	x.Close()
+	if _, err := os.Stat(journalDir(db)); !os.IsNotExist(err) {
+		t.Errorf("journal left after it was applied: %v", err)
+	}
+	mustRun(t, "", "stats", "--db", db)
+}
+
+// TestServeDeletesOrdered checks that deletes and adds of one ID apply in
+// the order they were answered: before the applier commits them (from the
+// overlay), after a SIGKILL and a replay, and after a clean stop.
+func TestServeDeletesOrdered(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "d.db")
+	bs := startBinary(t, db, "--apply-interval", "1h")
+	u := bs.url
+	steps := []struct{ method, id, text string }{
+		{"POST", "a", "alpha first version of the text"},
+		{"POST", "b", "bravo, a document that gets deleted"},
+		{"DELETE", "a", ""},
+		{"POST", "a", "alpha comes back with other words entirely"},
+		{"DELETE", "b", ""},
+		{"POST", "c", "charlie is added and stays"},
+	}
+	for _, s := range steps {
+		if s.method == "DELETE" {
+			mustDo(t, "DELETE", u+"/v1/documents/"+s.id, "", 200)
+		} else {
+			mustDo(t, "POST", u+"/v1/documents", docsJSON([2]string{s.id, s.text}), 200)
+		}
+	}
+	mustDo(t, "DELETE", u+"/v1/documents/b", "", 404) // already deleted, pending
+	fpr, _ := index.NewFingerprinter(nil)
+	check := func(when, u string) {
+		t.Helper()
+		r := mustDo(t, "GET", u+"/v1/documents/a", "", 200)
+		if want := hex16(fpr.Sum64([]byte("alpha comes back with other words entirely"))); !strings.Contains(r.body, want) {
+			t.Errorf("%s: a = %s, want fingerprint %s", when, r.body, want)
+		}
+		mustDo(t, "GET", u+"/v1/documents/b", "", 404)
+		mustDo(t, "GET", u+"/v1/documents/b/similar", "", 404)
+		mustDo(t, "GET", u+"/v1/documents/c", "", 200)
+		r = mustDo(t, "POST", u+"/v1/query?k=0", `{"text":"alpha first version of the text"}`, 200)
+		if strings.TrimSpace(r.body) != `{"matches":[]}` {
+			t.Errorf("%s: the replaced text still matches: %s", when, r.body)
+		}
+		r = mustDo(t, "POST", u+"/v1/query?k=0", `{"text":"Alpha comes back, with other words entirely."}`, 200)
+		if strings.TrimSpace(r.body) != `{"matches":[{"id":"a","distance":0}]}` {
+			t.Errorf("%s: query for a: %s", when, r.body)
+		}
+		if h := strings.TrimSpace(mustDo(t, "GET", u+"/healthz", "", 200).body); h != `{"documents":2,"status":"ok"}` {
+			t.Errorf("%s: healthz %s", when, h)
+		}
+	}
+	check("pending", u)
+	bs.kill(t)
+	bs = startBinary(t, db)
+	check("after SIGKILL and replay", bs.url)
+	bs.cmd.Process.Signal(syscall.SIGTERM)
+	if code := bs.wait(t); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, bs.stderr)
+	}
+	r := mustRun(t, "", "stats", "--db", db)
+	if !strings.Contains(r.stdout, "2") {
+		t.Errorf("stats after the stop: %s", r.stdout)
+	}
+}
+
+// TestServeOverlayAgreesWithIndex checks that queries answered partly from
+// the overlay (documents journaled, not yet in the index) give exactly what
+// index.Query gives on an index holding the same documents, for several
+// index settings and query options.
+func TestServeOverlayAgreesWithIndex(t *testing.T) {
+	ents, err := os.ReadDir(licenses)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []index.Doc
+	for i, e := range ents {
+		b, _ := os.ReadFile(filepath.Join(licenses, e.Name()))
+		docs = append(docs, index.Doc{ID: e.Name(), Text: b})
+		if i%5 == 0 {
+			docs = append(docs, index.Doc{ID: e.Name() + "-copy", Text: b})
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		flags  []string
+		s      index.Settings
+		params []string
+	}{
+		{"simhash", nil, index.Settings{}, []string{"", "?k=1", "?limit=2"}},
+		{"minhash", []string{"--minhash"}, index.Settings{MinHash: true}, []string{"", "?min_similarity=0.4", "?min_similarity=0.8&limit=1"}},
+		{"nshash", []string{"--method", "nshash"}, index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}, []string{"", "?k=2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			// The reference: every document, committed.
+			ref, err := index.Open(filepath.Join(dir, "ref.db"), &index.Options{Settings: &tc.s, NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ref.Close()
+			if err := ref.Add(docs...); err != nil {
+				t.Fatal(err)
+			}
+			// The server: half committed before it starts, half journaled
+			// (never applied while the test runs), some replaced by an
+			// unrelated text first and then restored.
+			db := filepath.Join(dir, "s.db")
+			x, err := index.Open(db, &index.Options{Settings: &tc.s, NoSync: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			half := len(docs) / 2
+			x.Add(docs[:half]...)
+			x.Add(index.Doc{ID: "removed", Text: []byte("a stored document deleted through the server")})
+			x.Close()
+			ts := startServer(t, db, append([]string{"--apply-interval", "1h"}, tc.flags...)...)
+			u := ts.url
+			for i, d := range docs[half:] {
+				if i%7 == 0 {
+					mustDo(t, "POST", u+"/v1/documents", docsJSON([2]string{d.ID, "something else entirely for a while"}), 200)
+				}
+				mustDo(t, "POST", u+"/v1/documents", docsJSON([2]string{d.ID, string(d.Text)}), 200)
+			}
+			mustDo(t, "DELETE", u+"/v1/documents/removed", "", 200)
+			m := mustDo(t, "GET", u+"/metrics", "", 200).body
+			if !strings.Contains(m, "simidx_journal_pending_operations ") || strings.Contains(m, "simidx_journal_pending_operations 0\n") {
+				t.Fatalf("nothing pending: the test would not exercise the overlay")
+			}
+			for _, p := range tc.params {
+				opts, _, err := (&server{maxK: 3, minHash: tc.s.MinHash}).queryOptions(paramMap(p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, d := range docs {
+					want, err := ref.Query(d.Text, &opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					q, _ := json.Marshal(map[string]string{"text": string(d.Text)})
+					r := mustDo(t, "POST", u+"/v1/query"+p, string(q), 200)
+					wantBody, _ := json.Marshal(map[string]any{"matches": matchRecords(want, tc.s.MinHash)})
+					if strings.TrimSpace(r.body) != string(wantBody) {
+						t.Fatalf("query%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
+					}
+					if i%3 != 0 {
+						continue
+					}
+					want, err = ref.QueryID(d.ID, &opts)
+					if err != nil {
+						t.Fatal(err)
+					}
+					r = mustDo(t, "GET", u+"/v1/documents/"+d.ID+"/similar"+p, "", 200)
+					wantBody, _ = json.Marshal(map[string]any{"id": d.ID, "matches": matchRecords(want, tc.s.MinHash)})
+					if strings.TrimSpace(r.body) != string(wantBody) {
+						t.Fatalf("similar%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
+					}
+				}
+			}
+			// if_unique sees pending documents: a copy of each is refused.
+			for _, d := range slices.Clip(docs[half:])[:5] {
+				mustDo(t, "POST", u+"/v1/documents?if_unique=true", docsJSON([2]string{d.ID + "-again", string(d.Text)}), 409)
+			}
+		})
+	}
+}
+
+// paramMap parses "?a=1&b=2" into a map.
+func paramMap(p string) map[string]string {
+	out := map[string]string{}
+	for kv := range strings.SplitSeq(strings.TrimPrefix(p, "?"), "&") {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// tryDo sends a request and reads the answer, returning transport errors
+// (a killed server) rather than failing the test.
+func tryDo(method, url, body string) (response, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return response{}, err
+	}
+	resp, err := testClient.Do(req)
+	if err != nil {
+		return response{}, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return response{}, err
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
+}

@@ -1,0 +1,172 @@
+package index
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/simidx/simidx/shingle"
+	bolt "go.etcd.io/bbolt"
+)
+
+// Probe is what a query compares about a document: its fingerprint and,
+// for a document with text, its canonical-text hash, MinHash signature and
+// bands, and its set under a set method. Probes let a caller match
+// documents that are not in the index (documents on their way to it) by the
+// rule Query applies, with a Matcher. A Probe is immutable.
+type Probe struct {
+	p     probe
+	byFP  bool // from QueryFingerprint: the fingerprint rule always applies
+	valid bool
+}
+
+// Probe returns the probe of text, what Query(text) looks for and what Add
+// would store for a document with that text. Text over MaxDocSize gives
+// ErrTooLarge. Cost: one analysis of text, O(len(text)).
+func (x *Index) Probe(text []byte) (Probe, error) {
+	if len(text) > MaxDocSize {
+		return Probe{}, fmt.Errorf("%w: text has %d bytes, more than %d", ErrTooLarge, len(text), MaxDocSize)
+	}
+	a := x.getAnalyzer()
+	defer x.pool.Put(a)
+	an := a.analyze(text)
+	return Probe{p: probe{fp: an.fp, text: true, exact: an.exact, sig: slices.Clone(an.sig),
+		bands: slices.Clone(an.bands), set: slices.Clone(an.set), self: -1}, valid: true}, nil
+}
+
+// ProbeFingerprint returns the probe of a query by fingerprint, as
+// QueryFingerprint makes it. It costs nothing.
+func (x *Index) ProbeFingerprint(fp uint64) Probe {
+	return Probe{p: probe{fp: fp, self: -1}, byFP: true, valid: true}
+}
+
+// ProbeID returns the probe of the stored document id, what QueryID looks
+// for, or an error wrapping ErrNotFound. It costs two bbolt lookups.
+func (x *Index) ProbeID(id string) (Probe, error) {
+	if err := x.checkOpen(); err != nil {
+		return Probe{}, err
+	}
+	var pr Probe
+	err := x.db.View(func(tx *bolt.Tx) error {
+		_, r, err := x.lookup(tx, id, true)
+		if err != nil {
+			return err
+		}
+		pr = Probe{p: probe{fp: r.fp, text: r.text, exact: r.exact, sig: slices.Clone(r.sig),
+			bands: slices.Clone(r.bands), set: slices.Clone(r.set), self: -1}, valid: true}
+		return nil
+	})
+	return pr, boltErr(err)
+}
+
+// Fingerprint returns the probe's 64-bit fingerprint.
+func (p *Probe) Fingerprint() uint64 { return p.p.fp }
+
+// HasText reports whether the probe comes from text (not from a
+// fingerprint alone).
+func (p *Probe) HasText() bool { return p.p.text }
+
+// Matcher applies the match rule of Query, QueryFingerprint and QueryID
+// for one QueryOptions to probes. It is safe for concurrent use.
+type Matcher struct {
+	x *Index
+	q queryParams
+}
+
+// Matcher returns the matcher of opts, or an error wrapping ErrSettings
+// for options Query would refuse. It costs nothing.
+func (x *Index) Matcher(opts *QueryOptions) (*Matcher, error) {
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Matcher{x: x, q: q}, nil
+}
+
+// Match reports whether a query for q finds the document d (stored with
+// probe d) and the Match it reports, without the ID: exactly as Query (or
+// QueryFingerprint or QueryID, by how q was made) would if d were stored.
+// It costs a popcount, and with MinHash a band and a signature comparison,
+// with a set method a set intersection.
+func (m *Matcher) Match(q, d *Probe) (Match, bool) {
+	x := m.x
+	fpRule := m.q.fp || q.byFP
+	dist := bits.OnesCount64(q.p.fp ^ d.p.fp)
+	exact := q.p.text && d.p.text && q.p.exact == d.p.exact
+	// A document is a candidate through the tables, the exact-copy keys,
+	// the MinHash bands or the set postings, as in find.
+	candidate := (fpRule && dist <= m.q.maxDist) || exact
+	if !candidate && m.q.minSim > 0 && len(q.p.bands) > 0 && len(d.p.bands) == len(q.p.bands) {
+		shared := 0
+		for i, h := range q.p.bands {
+			if d.p.bands[i] == h {
+				shared++
+			}
+		}
+		candidate = shared >= max(x.settings.MinBands, 1)
+	}
+	if !candidate && x.lay.sets && q.p.text && len(q.p.set) > 0 {
+		candidate = shingle.Intersection(q.p.set, d.p.set) >= x.minShared()
+	}
+	if !candidate {
+		return Match{}, false
+	}
+	r := Match{Distance: dist}
+	keep := fpRule && dist <= m.q.maxDist
+	switch {
+	case x.lay.sets:
+		if q.p.text {
+			var ok bool
+			r.Similarity, ok = x.setMatch(q.p.set, d.p.set)
+			keep = keep || ok
+		}
+		if exact {
+			r.Similarity = 1
+		}
+	case q.p.sig != nil:
+		if len(d.p.sig) == len(q.p.sig) {
+			r.Similarity = estimateJaccard(q.p.sig, d.p.sig)
+		}
+		if m.q.minSim > 0 {
+			keep = r.Similarity >= m.q.minSim
+		}
+	}
+	if !keep && !exact {
+		return Match{}, false
+	}
+	return r, true
+}
+
+// Sort sorts matches in the order Query reports them. Cost: O(n log n).
+func (m *Matcher) Sort(ms []Match) { m.x.sortMatches(ms) }
+
+// Limit returns the most matches a query reports, 0 for no limit.
+func (m *Matcher) Limit() int { return m.q.limit }
+
+// QueryProbe returns the stored documents matching the probe p, as Query,
+// QueryFingerprint or QueryID (without leaving out the document itself)
+// would for what p was made from; it spares a second analysis of a text
+// already probed. It costs what Query costs, less the analysis.
+func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if !p.valid {
+		return nil, fmt.Errorf("%w: the zero Probe", ErrSettings)
+	}
+	if q.minSim > 0 && !p.p.text {
+		return nil, fmt.Errorf("%w: a probe without text has no MinHash signature for MinSimilarity", ErrSettings)
+	}
+	q.fp = q.fp || p.byFP
+	var ms []Match
+	err = x.db.View(func(tx *bolt.Tx) error {
+		var err error
+		ms, err = x.search(tx, p.p, q)
+		return err
+	})
+	return ms, boltErr(err)
+}

@@ -1,0 +1,406 @@
+package journal
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Journal is an open journal directory. Its methods are safe for
+// concurrent use; appends are serialized.
+type Journal struct {
+	// NoSync skips the fdatasync of appends: faster, and a machine crash
+	// may lose appended records. Set it before the first Append.
+	NoSync bool
+
+	dir string
+
+	mu         sync.Mutex
+	cur        *os.File // the segment appended to, nil until the first append
+	curSeq     uint64
+	curSize    int64
+	curRecords int
+	spare      *os.File // a prepared empty segment, or nil
+	spareSeq   uint64
+	nextSeq    uint64   // number of the next segment created
+	sealed     []uint64 // sealed segments not yet removed, oldest first
+	failed     error    // set when an append could not be undone
+	buf        []byte
+}
+
+const segmentExt = ".log"
+
+// segmentName returns the file name of segment seq.
+func segmentName(seq uint64) string { return fmt.Sprintf("%016x%s", seq, segmentExt) }
+
+// Open opens the journal directory dir, creating it if it does not exist.
+// The segments found are sealed: Replay reads them, Remove deletes them.
+// It costs a directory listing, and an fsync of the parent directory when
+// dir is created.
+func Open(dir string) (*Journal, error) {
+	created := false
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return nil, err
+		}
+		created = true
+	}
+	seqs, err := segments(dir)
+	if err != nil {
+		return nil, err
+	}
+	if created {
+		if err := syncDir(filepath.Dir(dir)); err != nil {
+			return nil, err
+		}
+	}
+	j := &Journal{dir: dir, sealed: seqs, nextSeq: 1}
+	if len(seqs) > 0 {
+		j.nextSeq = seqs[len(seqs)-1] + 1
+	}
+	return j, nil
+}
+
+// Dir returns the journal's directory.
+func (j *Journal) Dir() string { return j.dir }
+
+// segments lists the segment numbers in dir, ascending.
+func segments(dir string) ([]uint64, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var seqs []uint64
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), segmentExt)
+		if !ok || len(name) != 16 {
+			continue
+		}
+		seq, err := strconv.ParseUint(name, 16, 64)
+		if err != nil {
+			continue
+		}
+		seqs = append(seqs, seq)
+	}
+	slices.Sort(seqs)
+	return seqs, nil
+}
+
+// Replay calls fn with every record of the segments sealed at Open, in the
+// order they were appended, and returns how many there were. A torn tail
+// (a partial or damaged last record in the last segment that holds
+// records, as a crash in the middle of an append leaves) is dropped and
+// truncated away. Any other damage is an error wrapping ErrCorrupt. It
+// costs a read of every segment.
+func (j *Journal) Replay(fn func(Record) error) (int, error) {
+	j.mu.Lock()
+	seqs := slices.Clone(j.sealed)
+	j.mu.Unlock()
+	return replay(j.dir, seqs, true, fn)
+}
+
+// Count returns the number of records in the journal directory dir without
+// changing it, 0 if dir does not exist; a torn tail is not counted. It
+// costs a read of every segment.
+func Count(dir string) (int, error) {
+	seqs, err := segments(dir)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return replay(dir, seqs, false, func(Record) error { return nil })
+}
+
+// replay reads the segments seqs of dir; fix says to truncate a torn tail.
+func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, error) {
+	type parsed struct {
+		recs []Record
+		good int64 // end of the last good record
+		size int64
+		err  error // the first bad record
+	}
+	all := make([]parsed, len(seqs))
+	for i, seq := range seqs {
+		b, err := os.ReadFile(filepath.Join(dir, segmentName(seq)))
+		if err != nil {
+			return 0, err
+		}
+		p := &all[i]
+		p.size = int64(len(b))
+		if len(b) < headerSize {
+			// A segment whose creation was cut off by a crash.
+			p.good = 0
+			if len(b) > 0 {
+				p.err = fmt.Errorf("%w: segment %s: header cut off", ErrCorrupt, segmentName(seq))
+			}
+			continue
+		}
+		if err := checkHeader(b); err != nil {
+			return 0, fmt.Errorf("segment %s: %w", segmentName(seq), err)
+		}
+		off := headerSize
+		for off < len(b) {
+			r, n, err := DecodeRecord(b[off:])
+			if err != nil {
+				p.err = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
+				break
+			}
+			p.recs = append(p.recs, r)
+			off += n
+		}
+		p.good = int64(off)
+	}
+	// Damage is a torn tail only in the last segment that holds records.
+	last := -1
+	for i := range all {
+		if len(all[i].recs) > 0 || all[i].err != nil {
+			last = i
+		}
+	}
+	count := 0
+	for i := range all {
+		p := &all[i]
+		if p.err != nil && i != last {
+			return count, p.err
+		}
+		for _, r := range p.recs {
+			if err := fn(r); err != nil {
+				return count, err
+			}
+			count++
+		}
+		if fix && p.good < p.size {
+			if err := truncate(filepath.Join(dir, segmentName(seqs[i])), p.good); err != nil {
+				return count, err
+			}
+		}
+	}
+	return count, nil
+}
+
+// truncate cuts the file name at size and syncs it. A file cut below its
+// header gets a fresh header.
+func truncate(name string, size int64) error {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if size < headerSize {
+		size = 0
+	}
+	if err := f.Truncate(size); err != nil {
+		return err
+	}
+	if size == 0 {
+		if _, err := f.WriteAt(header(), 0); err != nil {
+			return err
+		}
+	}
+	return datasync(f)
+}
+
+// create makes a new empty segment, synced along with the directory.
+func (j *Journal) create(seq uint64) (*os.File, error) {
+	name := filepath.Join(j.dir, segmentName(seq))
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	_, err = f.Write(header())
+	if err == nil {
+		err = datasync(f)
+	}
+	if err == nil {
+		err = syncDir(j.dir)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(name)
+		return nil, err
+	}
+	return f, nil
+}
+
+// Prepare creates the segment the next Rotate switches to, so that Rotate
+// itself does no I/O. It costs a file creation and two fsyncs, and holds
+// no lock while doing them.
+func (j *Journal) Prepare() error {
+	j.mu.Lock()
+	if j.spare != nil || j.failed != nil {
+		j.mu.Unlock()
+		return j.failed
+	}
+	seq := j.nextSeq
+	j.nextSeq++
+	j.mu.Unlock()
+	f, err := j.create(seq)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.spare != nil { // cannot happen with one caller of Prepare
+		f.Close()
+		os.Remove(f.Name())
+		return nil
+	}
+	j.spare, j.spareSeq = f, seq
+	return nil
+}
+
+// Append writes recs at the end of the current segment in one write and
+// fdatasyncs it: when it returns nil the records are durable. On an error
+// nothing of recs is kept; if that cannot be ensured, the journal fails
+// every later append. It costs the write and one fdatasync (plus a segment
+// creation when there is no current segment and none prepared).
+func (j *Journal) Append(recs []Record) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.failed != nil {
+		return j.failed
+	}
+	if j.cur == nil {
+		if err := j.switchLocked(); err != nil {
+			return err
+		}
+	}
+	j.buf = j.buf[:0]
+	for i := range recs {
+		j.buf = AppendRecord(j.buf, &recs[i])
+	}
+	n, err := j.cur.WriteAt(j.buf, j.curSize)
+	if err == nil && !j.NoSync {
+		err = datasync(j.cur)
+	}
+	if err != nil {
+		// After a failed write or fdatasync the file's state is unknown:
+		// cut the partial records off if possible, and append no more.
+		j.cur.Truncate(j.curSize)
+		j.failed = fmt.Errorf("%w: an append failed: %v", ErrClosed, err)
+		return fmt.Errorf("journal append: %w", err)
+	}
+	j.curSize += int64(n)
+	j.curRecords += len(recs)
+	if cap(j.buf) > 1<<20 {
+		j.buf = nil
+	}
+	return nil
+}
+
+// switchLocked makes the prepared segment, or a new one, current.
+func (j *Journal) switchLocked() error {
+	if j.spare == nil {
+		f, err := j.create(j.nextSeq)
+		if err != nil {
+			return err
+		}
+		j.spare, j.spareSeq = f, j.nextSeq
+		j.nextSeq++
+	}
+	j.cur, j.curSeq, j.curSize, j.curRecords = j.spare, j.spareSeq, headerSize, 0
+	j.spare = nil
+	return nil
+}
+
+// Rotate seals the current segment if it holds records: later appends go
+// to another segment. It returns the newest sealed segment (0 if none) and
+// the number of records it sealed. It does no I/O beyond closing a file.
+func (j *Journal) Rotate() (sealed uint64, records int, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.failed != nil {
+		return 0, 0, j.failed
+	}
+	if j.cur != nil && j.curRecords > 0 {
+		records = j.curRecords
+		err = j.cur.Close()
+		j.sealed = append(j.sealed, j.curSeq)
+		j.cur = nil
+	}
+	if len(j.sealed) > 0 {
+		sealed = j.sealed[len(j.sealed)-1]
+	}
+	return sealed, records, err
+}
+
+// Remove deletes the sealed segments up to and including upto, oldest
+// first, syncing the directory after each so that a crash never leaves an
+// older segment without a newer one. Call it once their records are
+// durably in the index. It costs a file removal and a directory fsync per
+// segment.
+func (j *Journal) Remove(upto uint64) error {
+	for {
+		j.mu.Lock()
+		if len(j.sealed) == 0 || j.sealed[0] > upto {
+			j.mu.Unlock()
+			return nil
+		}
+		seq := j.sealed[0]
+		j.mu.Unlock()
+		if err := os.Remove(filepath.Join(j.dir, segmentName(seq))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if err := syncDir(j.dir); err != nil {
+			return err
+		}
+		j.mu.Lock()
+		j.sealed = j.sealed[1:]
+		j.mu.Unlock()
+	}
+}
+
+// Close closes the journal's files, leaving its segments in place. Use
+// Destroy once every record is in the index.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var err error
+	if j.cur != nil {
+		err = j.cur.Close()
+		j.cur = nil
+	}
+	if j.spare != nil {
+		j.spare.Close()
+		j.spare = nil
+	}
+	if j.failed == nil {
+		j.failed = ErrClosed
+	}
+	return err
+}
+
+// Destroy closes the journal and removes its directory with every segment:
+// call it when all the records are durably in the index. It costs a file
+// removal per segment and an fsync of the parent directory.
+func (j *Journal) Destroy() error {
+	cerr := j.Close()
+	if err := os.RemoveAll(j.dir); err != nil {
+		return err
+	}
+	if err := syncDir(filepath.Dir(j.dir)); err != nil {
+		return err
+	}
+	return cerr
+}
+
+// syncDir fsyncs the directory dir, making file creations and removals in
+// it durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

@@ -1,0 +1,284 @@
+package journal
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func readAll(t *testing.T, j *Journal) []Record {
+	t.Helper()
+	var got []Record
+	if _, err := j.Replay(func(r Record) error { got = append(got, r); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func sample(n int) []Record {
+	var rs []Record
+	for i := range n {
+		if i%3 == 2 {
+			rs = append(rs, Record{Op: OpDelete, ID: fmt.Sprintf("doc%d", i-1)})
+			continue
+		}
+		rs = append(rs, Record{Op: OpAdd, ID: fmt.Sprintf("doc%d", i), Text: []byte(fmt.Sprintf("text of document %d", i))})
+	}
+	return rs
+}
+
+func equal(a, b []Record) bool {
+	return slices.EqualFunc(a, b, func(x, y Record) bool {
+		return x.Op == y.Op && x.ID == y.ID && bytes.Equal(x.Text, y.Text)
+	})
+}
+
+func TestAppendReplay(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sample(10)
+	if err := j.Append(want[:4]); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Prepare(); err != nil {
+		t.Fatal(err)
+	}
+	if _, n, err := j.Rotate(); err != nil || n != 4 {
+		t.Fatalf("Rotate sealed %d records, %v; want 4", n, err)
+	}
+	if err := j.Append(want[4:]); err != nil {
+		t.Fatal(err)
+	}
+	j.Close() // as a crash would: segments left behind
+
+	if n, err := Count(dir); err != nil || n != 10 {
+		t.Fatalf("Count = %d, %v; want 10", n, err)
+	}
+	j, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, j); !equal(got, want) {
+		t.Fatalf("replayed %v, want %v", got, want)
+	}
+	// Replaying twice gives the same records.
+	if got := readAll(t, j); !equal(got, want) {
+		t.Fatalf("second replay %v, want %v", got, want)
+	}
+	if err := j.Append(sample(2)); err != nil {
+		t.Fatal(err)
+	}
+	sealed, _, err := j.Rotate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Remove(sealed); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := Count(dir); err != nil || n != 0 {
+		t.Fatalf("Count after Remove = %d, %v; want 0", n, err)
+	}
+	if err := j.Destroy(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("journal directory left after Destroy: %v", err)
+	}
+	if n, err := Count(dir); err != nil || n != 0 {
+		t.Fatalf("Count of a missing journal = %d, %v", n, err)
+	}
+}
+
+// TestRemoveKeepsNewer checks that Remove leaves the segments sealed after
+// the one given, and the current one.
+func TestRemoveKeepsNewer(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := sample(9)
+	j.Append(rs[:3])
+	first, _, _ := j.Rotate()
+	j.Append(rs[3:6])
+	j.Rotate()
+	j.Append(rs[6:])
+	if err := j.Remove(first); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	if got := readAll(t, j); !equal(got, rs[3:]) {
+		t.Fatalf("after Remove(first): %v, want %v", got, rs[3:])
+	}
+}
+
+// lastSegment returns the path of the newest segment in dir.
+func lastSegment(t *testing.T, dir string) string {
+	t.Helper()
+	seqs, err := segments(dir)
+	if err != nil || len(seqs) == 0 {
+		t.Fatalf("no segments in %s: %v", dir, err)
+	}
+	return filepath.Join(dir, segmentName(seqs[len(seqs)-1]))
+}
+
+// TestTornTail cuts the last record short, or damages it, as a crash in
+// the middle of an append would, and checks that the records before it are
+// replayed, the tail is truncated and appends go on.
+func TestTornTail(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		tear func(b []byte) []byte
+	}{
+		{"cut in the payload", func(b []byte) []byte { return b[:len(b)-5] }},
+		{"cut in the frame", func(b []byte) []byte { return b[:len(b)-(len(b)-headerSize)%7-3] }},
+		{"zeros after the end", func(b []byte) []byte { return append(b, make([]byte, 4096)...) }},
+		{"last byte flipped", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "x.journal")
+			j, _ := Open(dir)
+			rs := sample(6)
+			if err := j.Append(rs[:5]); err != nil {
+				t.Fatal(err)
+			}
+			if err := j.Append(rs[5:]); err != nil {
+				t.Fatal(err)
+			}
+			j.Close()
+			name := lastSegment(t, dir)
+			b, _ := os.ReadFile(name)
+			torn := tc.tear(slices.Clone(b))
+			os.WriteFile(name, torn, 0o644)
+			want := rs
+			if len(torn) < len(b) || !bytes.Equal(torn[:len(b)], b) {
+				want = rs[:5]
+			}
+			j, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := readAll(t, j); !equal(got, want) {
+				t.Fatalf("replayed %d records, want %d", len(got), len(want))
+			}
+			if fi, _ := os.Stat(name); tc.name != "zeros after the end" && fi.Size() >= int64(len(torn)) && len(torn) < len(b) {
+				t.Fatalf("torn tail not truncated: %d bytes", fi.Size())
+			}
+			more := []Record{{Op: OpAdd, ID: "after", Text: []byte("crash")}}
+			if err := j.Append(more); err != nil {
+				t.Fatal(err)
+			}
+			j.Close()
+			j, _ = Open(dir)
+			defer j.Close()
+			if got := readAll(t, j); !equal(got, append(slices.Clone(want), more...)) {
+				t.Fatalf("after an append past the torn tail: %d records, want %d", len(got), len(want)+1)
+			}
+		})
+	}
+}
+
+// TestCorruptBeforeEnd checks that damage followed by good records is an
+// error wrapping ErrCorrupt, not a torn tail.
+func TestCorruptBeforeEnd(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	j.Append(sample(3))
+	j.Rotate()
+	j.Append(sample(3))
+	j.Close()
+	seqs, _ := segments(dir)
+	first := filepath.Join(dir, segmentName(seqs[0]))
+	b, _ := os.ReadFile(first)
+	b[headerSize+10] ^= 0xff
+	os.WriteFile(first, b, 0o644)
+	j, _ = Open(dir)
+	defer j.Close()
+	_, err := j.Replay(func(Record) error { return nil })
+	if !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Replay = %v, want ErrCorrupt", err)
+	}
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Count = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestBadHeader(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	os.Mkdir(dir, 0o755)
+	h := header()
+	h[8] = 9
+	os.WriteFile(filepath.Join(dir, segmentName(1)), h, 0o644)
+	if _, err := Count(dir); !errors.Is(err, ErrVersion) {
+		t.Fatalf("newer version: %v, want ErrVersion", err)
+	}
+	os.WriteFile(filepath.Join(dir, segmentName(1)), []byte("not a journal at all"), 0o644)
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("bad magic: %v, want ErrCorrupt", err)
+	}
+}
+
+// TestGolden pins the byte format: a segment holding an add and a delete.
+func TestGolden(t *testing.T) {
+	b := header()
+	b = AppendRecord(b, &Record{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")})
+	b = AppendRecord(b, &Record{Op: OpDelete, ID: "ad0"})
+	golden := filepath.Join("testdata", "segment.golden")
+	if *update {
+		if err := os.WriteFile(golden, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(b, want) {
+		t.Fatalf("encoding changed:\n got %x\nwant %x", b, want)
+	}
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, segmentName(1)), want, 0o644)
+	j, _ := Open(dir)
+	defer j.Close()
+	got := readAll(t, j)
+	if !equal(got, []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}) {
+		t.Fatalf("golden segment replayed as %v", got)
+	}
+}
+
+func FuzzDecodeRecord(f *testing.F) {
+	f.Add(AppendRecord(nil, &Record{Op: OpAdd, ID: "a", Text: []byte("b")}))
+	f.Add(AppendRecord(nil, &Record{Op: OpDelete, ID: "id"}))
+	f.Add([]byte{1, 0, 0, 0, 0, 0, 0, 0, 1})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r, n, err := DecodeRecord(b)
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("error %v does not wrap ErrCorrupt", err)
+			}
+			return
+		}
+		if n > len(b) {
+			t.Fatalf("size %d > %d bytes", n, len(b))
+		}
+		if again := AppendRecord(nil, &r); !bytes.Equal(again, b[:n]) {
+			t.Fatalf("re-encoding differs: %x vs %x", again, b[:n])
+		}
+	})
+}
