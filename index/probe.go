@@ -124,11 +124,13 @@ func (m *Matcher) Match(q, d *Probe) (Match, bool) {
 			r.Similarity = 1
 		}
 	case q.p.sig != nil:
+		// A document added by fingerprint has no signature: it keeps
+		// the fingerprint rule's answer, as in find.
 		if len(d.p.sig) == len(q.p.sig) {
 			r.Similarity = estimateJaccard(q.p.sig, d.p.sig)
-		}
-		if m.q.minSim > 0 {
-			keep = r.Similarity >= m.q.minSim
+			if m.q.minSim > 0 {
+				keep = r.Similarity >= m.q.minSim
+			}
 		}
 	}
 	if !keep && !exact {
@@ -158,8 +160,11 @@ func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
 	if !p.valid {
 		return nil, fmt.Errorf("%w: the zero Probe", ErrSettings)
 	}
-	if q.minSim > 0 && !p.p.text {
-		return nil, fmt.Errorf("%w: a probe without text has no MinHash signature for MinSimilarity", ErrSettings)
+	if !p.p.text {
+		if q.minSimSet {
+			return nil, fmt.Errorf("%w: a probe without text has no MinHash signature for MinSimilarity", ErrSettings)
+		}
+		q.minSim = 0 // no signature: the fingerprint rule alone
 	}
 	q.fp = q.fp || p.byFP
 	var ms []Match

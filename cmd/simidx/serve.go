@@ -47,7 +47,7 @@ See docs/server.md for the request and response formats.
 
 Example:
 
-	simidx serve --db ads.db --minhash
+	simidx serve --db ads.db
 	curl -s localhost:8080/v1/documents?if_unique=true -d '{"id":"ad1","text":"..."}'`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (

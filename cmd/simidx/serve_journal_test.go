@@ -254,7 +254,7 @@ func TestServeDeletesOrdered(t *testing.T) {
 			t.Errorf("%s: the replaced text still matches: %s", when, r.body)
 		}
 		r = mustDo(t, "POST", u+"/v1/query?k=0", `{"text":"Alpha comes back, with other words entirely."}`, 200)
-		if strings.TrimSpace(r.body) != `{"matches":[{"id":"a","distance":0}]}` {
+		if strings.TrimSpace(r.body) != `{"matches":[{"id":"a","distance":0,"similarity":1}]}` {
 			t.Errorf("%s: query for a: %s", when, r.body)
 		}
 		if h := strings.TrimSpace(mustDo(t, "GET", u+"/healthz", "", 200).body); h != `{"documents":2,"status":"ok"}` {
@@ -298,8 +298,8 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 		s      index.Settings
 		params []string
 	}{
-		{"simhash", nil, index.Settings{}, []string{"", "?k=1", "?limit=2"}},
-		{"minhash", []string{"--minhash"}, index.Settings{MinHash: true}, []string{"", "?min_similarity=0.4", "?min_similarity=0.8&limit=1"}},
+		{"simhash", []string{"--no-minhash"}, index.Settings{NoMinHash: true}, []string{"", "?k=1", "?limit=2"}},
+		{"default (minhash)", nil, index.Settings{}, []string{"", "?k=1", "?min_similarity=0", "?min_similarity=0.4", "?min_similarity=0.8&limit=1"}},
 		{"nshash", []string{"--method", "nshash"}, index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}, []string{"", "?k=2"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -339,7 +339,8 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 				t.Fatalf("nothing pending: the test would not exercise the overlay")
 			}
 			for _, p := range tc.params {
-				opts, _, err := (&server{maxK: 3, minHash: tc.s.MinHash}).queryOptions(paramMap(p))
+				minHash := ref.Settings().MinHash
+				opts, _, err := (&server{maxK: 3, minHash: minHash}).queryOptions(paramMap(p))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -350,7 +351,7 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 					}
 					q, _ := json.Marshal(map[string]string{"text": string(d.Text)})
 					r := mustDo(t, "POST", u+"/v1/query"+p, string(q), 200)
-					wantBody, _ := json.Marshal(map[string]any{"matches": matchRecords(want, tc.s.MinHash)})
+					wantBody, _ := json.Marshal(map[string]any{"matches": matchRecords(want, minHash)})
 					if strings.TrimSpace(r.body) != string(wantBody) {
 						t.Fatalf("query%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
 					}
@@ -362,7 +363,7 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 						t.Fatal(err)
 					}
 					r = mustDo(t, "GET", u+"/v1/documents/"+d.ID+"/similar"+p, "", 200)
-					wantBody, _ = json.Marshal(map[string]any{"id": d.ID, "matches": matchRecords(want, tc.s.MinHash)})
+					wantBody, _ = json.Marshal(map[string]any{"id": d.ID, "matches": matchRecords(want, minHash)})
 					if strings.TrimSpace(r.body) != string(wantBody) {
 						t.Fatalf("similar%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
 					}
