@@ -269,7 +269,27 @@ func runServe(c serveConfig, w io.Writer) error {
 
 	var added atomic.Int64
 	fmt.Fprintf(w, "%-6s %-6s %9s %10s %10s %9s %9s %9s %7s\n", "PHASE", "OP", "REQUESTS", "REQ/S", "DOCS/S", "P50", "P99", "MAX", "ERRORS")
+	// serverState reads what the index has committed and what is pending.
+	serverState := func() (applied, pending float64, err error) {
+		m, err := get(client, base+"/metrics")
+		if err != nil {
+			return 0, 0, err
+		}
+		return metricValue(m, "simidx_applied_operations_total"), metricValue(m, "simidx_journal_pending_operations"), nil
+	}
 	for pi, phase := range c.Phases {
+		// Each phase starts with nothing pending: the backlog of the
+		// phase before would otherwise load this one.
+		for range 600 {
+			if _, p, err := serverState(); err != nil || p == 0 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		applied0, _, err := serverState()
+		if err != nil {
+			return err
+		}
 		share := map[string]float64{"query": 0, "add": 1, "mixed": c.AddShare}[phase]
 		var q, a latencies
 		var ops atomic.Int64
@@ -345,9 +365,25 @@ func runServe(c serveConfig, w io.Writer) error {
 				fmt.Fprintf(w, "       first %s error: %v\n", r.op, r.l.err)
 			}
 		}
+		if share > 0 {
+			// Adds are durable once journaled; the index must keep up
+			// for the rate to be sustainable.
+			applied1, pending, err := serverState()
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "%-6s %-6s %9.0f %10.0f %10.0f  (committed to the index during the phase; %.0f pending at its end)\n",
+				phase, "index", applied1-applied0, (applied1-applied0)/el.Seconds(), (applied1-applied0)/el.Seconds(), pending)
+		}
 	}
 
 	if c.Wrk {
+		for range 600 {
+			if _, p, err := serverState(); err != nil || p == 0 {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 		if err := runWrk(w, c, base, dir, texts); err != nil {
 			return err
 		}

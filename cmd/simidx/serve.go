@@ -94,6 +94,7 @@ Example:
 			if err != nil {
 				return err
 			}
+			defer tuneRuntime()()
 			srv, err := newServer(x, db, lim)
 			if err != nil {
 				x.Close()

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/simidx/simidx/index"
@@ -41,6 +42,13 @@ func (a *applier) nudge(pending int) {
 
 func (a *applier) loop() {
 	defer close(a.done)
+	// The commits run on a thread of their own at a lower priority, so
+	// that requests are answered first when the CPU is short; the thread
+	// is discarded when the loop ends.
+	runtime.LockOSThread()
+	if err := lowerThreadPriority(); err != nil {
+		fmt.Fprintf(os.Stderr, "simidx serve: cannot lower the priority of background commits: %v\n", err)
+	}
 	t := time.NewTicker(a.s.lim.applyInterval)
 	defer t.Stop()
 	for {
