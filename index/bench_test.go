@@ -2,10 +2,13 @@ package index_test
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/simidx/simidx/index"
@@ -140,5 +143,68 @@ func BenchmarkPairs(b *testing.B) {
 		if err := x.Pairs(context.Background(), nil, func(index.Pair) error { return nil }); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkQueryText measures Query of a text of 30 to 80 words against
+// an index of benchN() precomputed fingerprints and 10,000 texts, with and
+// without the MinHash layer (whose 14 band lookups are the difference).
+func BenchmarkQueryText(b *testing.B) {
+	lic, err := filepath.Glob("../testdata/licenses/*.txt")
+	if err != nil || len(lic) == 0 {
+		b.Fatal("no licence texts", err)
+	}
+	var words []string
+	for _, f := range lic {
+		t, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		words = append(words, strings.Fields(string(t))...)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	text := func() []byte {
+		ws := make([]string, 30+rng.IntN(51))
+		for i := range ws {
+			ws[i] = words[rng.IntN(len(words))]
+		}
+		return []byte(strings.Join(ws, " "))
+	}
+	c := benchCorpus(benchN())
+	texts := make([][]byte, 10_000)
+	for i := range texts {
+		texts[i] = text()
+	}
+	qs := make([][]byte, 4096)
+	size := 0
+	for i := range qs {
+		qs[i] = text()
+		size += len(qs[i])
+	}
+	for _, mh := range []bool{true, false} {
+		b.Run(fmt.Sprint("minhash=", mh), func(b *testing.B) {
+			x := newIndex(b, &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !mh})
+			if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
+				b.Fatal(err)
+			}
+			err := x.Add(func() []index.Doc {
+				var ds []index.Doc
+				for i, t := range texts {
+					ds = append(ds, index.Doc{ID: "text" + strconv.Itoa(i), Text: t})
+				}
+				return ds
+			}()...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(size / len(qs)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, err := x.Query(qs[i%len(qs)], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -290,10 +290,15 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		}
 	}
 	if q.minSim > 0 && len(pr.bands) > 0 {
-		bb := tx.Bucket(bucketBands)
+		// One cursor for every band: a bbolt Get makes (and allocates) a
+		// new one each time.
+		bc := tx.Bucket(bucketBands).Cursor()
 		var bms []*roaring.Bitmap
+		var bk [9]byte
 		for i, h := range pr.bands {
-			if v := bb.Get(bandKey(i, h)); v != nil {
+			bk[0] = byte(i)
+			binary.BigEndian.PutUint64(bk[1:], h)
+			if k, v := bc.Seek(bk[:]); v != nil && bytes.Equal(k, bk[:]) {
 				b := roaring.New()
 				if _, err := b.FromBuffer(v); err != nil {
 					return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
