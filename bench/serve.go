@@ -38,6 +38,7 @@ type serveConfig struct {
 	Phases     []string
 	Dir        string
 	NoSync     bool
+	NoMinHash  bool
 	GroupDelay time.Duration
 	// ApplyInterval and ApplyDocs are the server's --apply-interval and
 	// --apply-docs, when non-zero.
@@ -63,6 +64,7 @@ func serveMain(args []string) error {
 	phases := fs.String("phases", "query,add,mixed", "phases to run, in order: query, add, mixed")
 	fs.StringVar(&c.Dir, "dir", "", "directory for the index file (default a temporary one)")
 	fs.BoolVar(&c.NoSync, "no-sync", false, "run the server with --no-sync (adds are then not durable)")
+	fs.BoolVar(&c.NoMinHash, "no-minhash", false, "build the index without the MinHash layer (default: the index's defaults, with it)")
 	fs.DurationVar(&c.GroupDelay, "group-delay", 0, "the server's --group-delay")
 	fs.DurationVar(&c.ApplyInterval, "apply-interval", 0, "the server's --apply-interval (0: its default)")
 	fs.IntVar(&c.ApplyDocs, "apply-docs", 0, "the server's --apply-docs (0: its default)")
@@ -170,7 +172,7 @@ func runServe(c serveConfig, w io.Writer) error {
 	// The index: n random fingerprints, loaded sorted into an empty index,
 	// then c.Texts documents with text, whose edited copies are queried.
 	start := time.Now()
-	x, err := index.Open(path, &index.Options{Settings: &index.Settings{ExpectedDocs: c.N}})
+	x, err := index.Open(path, &index.Options{Settings: &index.Settings{ExpectedDocs: c.N, NoMinHash: c.NoMinHash}})
 	if err != nil {
 		return err
 	}
@@ -249,8 +251,12 @@ func runServe(c serveConfig, w io.Writer) error {
 		Transport: &http.Transport{MaxIdleConns: 4 * c.Clients, MaxIdleConnsPerHost: 4 * c.Clients, DisableCompression: true},
 	}
 	fmt.Fprintf(w, "machine: %s\n", machine())
-	fmt.Fprintf(w, "index: %d documents (%d precomputed fingerprints, %d texts of 30-80 words), %.1f MB, built in %.1fs\n",
-		total, c.N, c.Texts, float64(fi.Size())/1e6, loadTime.Seconds())
+	layer := "default settings, with the MinHash layer"
+	if c.NoMinHash {
+		layer = "without the MinHash layer"
+	}
+	fmt.Fprintf(w, "index: %d documents (%d precomputed fingerprints, %d texts of 30-80 words), %s, %.1f MB, built in %.1fs\n",
+		total, c.N, c.Texts, layer, float64(fi.Size())/1e6, loadTime.Seconds())
 	mode := "durable: journal fdatasync per group commit, applied to the index in the background"
 	if c.NoSync {
 		mode = "--no-sync: adds NOT durable"
