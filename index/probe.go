@@ -111,32 +111,7 @@ func (m *Matcher) Match(q, d *Probe) (Match, bool) {
 	if !candidate {
 		return Match{}, false
 	}
-	r := Match{Distance: dist}
-	keep := fpRule && dist <= m.q.maxDist
-	switch {
-	case x.lay.sets:
-		if q.p.text {
-			var ok bool
-			r.Similarity, ok = x.setMatch(q.p.set, d.p.set)
-			keep = keep || ok
-		}
-		if exact {
-			r.Similarity = 1
-		}
-	case q.p.sig != nil:
-		// A document added by fingerprint has no signature: it keeps
-		// the fingerprint rule's answer, as in find.
-		if len(d.p.sig) == len(q.p.sig) {
-			r.Similarity = estimateJaccard(q.p.sig, d.p.sig)
-			if m.q.minSim > 0 {
-				keep = r.Similarity >= m.q.minSim
-			}
-		}
-	}
-	if !keep && !exact {
-		return Match{}, false
-	}
-	return r, true
+	return x.judge(m.q, fpRule, &q.p, dist, d.p.sig, d.p.set, exact)
 }
 
 // Sort sorts matches in the order Query reports them. Cost: O(n log n).

@@ -348,35 +348,53 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 			return nil, fmt.Errorf("%w: document %d in a table or posting has no record", ErrCorrupt, h.n)
 		}
 		d := bits.OnesCount64(binary.BigEndian.Uint64(v) ^ pr.fp)
-		m := Match{Distance: d}
-		keep := q.fp && d <= q.maxDist
+		// Decode only what the rule reads.
+		sig, set = sig[:0], set[:0]
 		switch {
-		case x.lay.sets:
-			if pr.text {
-				set = recordSet(set, v, x.lay)
-				var ok bool
-				m.Similarity, ok = x.setMatch(pr.set, set)
-				keep = keep || ok
-			}
-			if exactSet[h.n] {
-				m.Similarity = 1
-			}
-		case pr.sig != nil:
-			// A document added by fingerprint has no signature: it
-			// keeps the fingerprint rule's answer.
-			if sig = sigOf(sig, v, x.settings.MinHashK); len(sig) > 0 {
-				m.Similarity = estimateJaccard(pr.sig, sig)
-				if q.minSim > 0 {
-					keep = m.Similarity >= q.minSim
-				}
-			}
+		case x.lay.sets && pr.text:
+			set = recordSet(set, v, x.lay)
+		case !x.lay.sets && pr.sig != nil:
+			sig = sigOf(sig, v, x.settings.MinHashK)
 		}
-		if !keep && !exactSet[h.n] {
+		m, ok := x.judge(q, q.fp, &pr, d, sig, set, exactSet[h.n])
+		if !ok {
 			continue
 		}
 		out = append(out, found{n: h.n, m: m, rec: v})
 	}
 	return out, nil
+}
+
+// judge applies the match rule of q to a candidate found for the probe pr
+// (through the tables, the exact keys, the bands or the set postings) at
+// distance d, whose signature and set are sig and set (empty when it has
+// none, or the rule does not read them) and which is an exact copy of the
+// probe's text if exact. fpRule says the fingerprint rule applies. It is
+// the one rule of Query and Matcher.
+func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set []uint64, exact bool) (Match, bool) {
+	m := Match{Distance: d}
+	keep := fpRule && d <= q.maxDist
+	switch {
+	case x.lay.sets:
+		if pr.text {
+			var ok bool
+			m.Similarity, ok = x.setMatch(pr.set, set)
+			keep = keep || ok
+		}
+		if exact {
+			m.Similarity = 1
+		}
+	case pr.sig != nil:
+		// A document added by fingerprint has no signature: it keeps the
+		// fingerprint rule's answer.
+		if len(sig) == len(pr.sig) {
+			m.Similarity = estimateJaccard(pr.sig, sig)
+			if q.minSim > 0 {
+				keep = m.Similarity >= q.minSim
+			}
+		}
+	}
+	return m, keep || exact
 }
 
 // atLeast appends to hits the documents in at least min of the postings
