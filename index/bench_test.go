@@ -2,7 +2,6 @@ package index_test
 
 import (
 	"context"
-	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -147,8 +146,9 @@ func BenchmarkPairs(b *testing.B) {
 }
 
 // BenchmarkQueryText measures Query of a text of 30 to 80 words against
-// an index of benchN() precomputed fingerprints and 10,000 texts, with and
-// without the MinHash layer (whose 14 band lookups are the difference).
+// an index of benchN() precomputed fingerprints and 10,000 texts, with the
+// MinHash layer (whose 14 band lookups are most of the difference), with
+// it and Options.BandFilter, and without it.
 func BenchmarkQueryText(b *testing.B) {
 	lic, err := filepath.Glob("../testdata/licenses/*.txt")
 	if err != nil || len(lic) == 0 {
@@ -181,13 +181,21 @@ func BenchmarkQueryText(b *testing.B) {
 		qs[i] = text()
 		size += len(qs[i])
 	}
-	for _, mh := range []bool{true, false} {
-		b.Run(fmt.Sprint("minhash=", mh), func(b *testing.B) {
-			x := newIndex(b, &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !mh})
+	for _, cf := range []struct {
+		name       string
+		mh, filter bool
+	}{{"minhash", true, false}, {"minhash+filter", true, true}, {"no-minhash", false, false}} {
+		b.Run(cf.name, func(b *testing.B) {
+			x, err := index.Open(filepath.Join(b.TempDir(), "q.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter,
+				Settings: &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !cf.mh}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer x.Close()
 			if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
 				b.Fatal(err)
 			}
-			err := x.Add(func() []index.Doc {
+			err = x.Add(func() []index.Doc {
 				var ds []index.Doc
 				for i, t := range texts {
 					ds = append(ds, index.Doc{ID: "text" + strconv.Itoa(i), Text: t})

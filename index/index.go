@@ -25,12 +25,17 @@ type Index struct {
 	count  atomic.Int64
 	closed atomic.Bool
 	pool   sync.Pool // *analyzer
+
+	// filter is the band filter of Options.BandFilter, nil without it
+	// and while a Load writes.
+	filter    atomic.Pointer[bandFilter]
+	useFilter bool // Options.BandFilter, with MinHash
 }
 
 // Doc is a document to add: an external ID and its text. Precomputed
 // documents carry a fingerprint instead of text (for fingerprints computed
 // elsewhere); they have no canonical-text hash and no MinHash signature, so
-// they can only be added to an index without MinHash.
+// in an index with MinHash they are matched by fingerprint distance alone.
 type Doc struct {
 	// ID is the external ID: 1 to MaxIDLen bytes of UTF-8.
 	ID string

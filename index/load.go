@@ -94,6 +94,13 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 	if err := x.checkOpen(); err != nil {
 		return LoadStats{}, err
 	}
+	if x.useFilter {
+		// The bulk path writes band postings the filter does not see:
+		// no filter (every band looked up) until the load is over.
+		x.filter.Store(nil)
+		// Without a new filter queries stay correct, only slower.
+		defer func() { _ = x.rebuildBandFilter(0) }()
+	}
 	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
 	err := l.run(ctx, src)
 	if ferr := l.flush(); ferr != nil && err == nil {

@@ -57,6 +57,16 @@ type Options struct {
 	// still leaves a consistent index, but a crash of the machine may lose
 	// or corrupt recent commits. It speeds up bulk loads on slow disks.
 	NoSync bool
+
+	// BandFilter keeps an in-memory Bloom filter of the MinHash band
+	// postings, so that a query skips the lookup of a band no stored
+	// document has: most of a new document's 14 bands. It is for
+	// long-running processes that answer many queries (simidx serve):
+	// Open then scans the keys of the band postings (about a second per
+	// ten million), and the filter takes about 1.5 bytes per band posting
+	// of capacity (14*1.5*Len() postings, doubled as the index grows).
+	// Without the MinHash layer it does nothing.
+	BandFilter bool
 }
 
 // timeout returns the lock timeout Open passes to bbolt.

@@ -293,9 +293,13 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		// One cursor for every band: a bbolt Get makes (and allocates) a
 		// new one each time.
 		bc := tx.Bucket(bucketBands).Cursor()
+		bf := x.filter.Load()
 		var bms []*roaring.Bitmap
 		var bk [9]byte
 		for i, h := range pr.bands {
+			if bf != nil && !bf.has(i, h) {
+				continue // no stored document has this band
+			}
 			bk[0] = byte(i)
 			binary.BigEndian.PutUint64(bk[1:], h)
 			if k, v := bc.Seek(bk[:]); v != nil && bytes.Equal(k, bk[:]) {

@@ -47,6 +47,9 @@ func (x *Index) Add(docs ...Doc) error {
 		return boltErr(err)
 	}
 	x.count.Store(count)
+	// The documents are committed; if the larger filter cannot be built,
+	// the full one stays, correct but with more false positives.
+	_ = x.growBandFilter()
 	return nil
 }
 
@@ -378,6 +381,7 @@ type postingOp struct {
 // applyBands updates the band postings for chs.
 func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 	var ops []postingOp
+	f := x.filter.Load()
 	for _, c := range chs {
 		for _, r := range [2]*record{c.old, c.new} {
 			if r == nil || !r.text {
@@ -385,6 +389,9 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 			}
 			for i, h := range r.bands {
 				ops = append(ops, postingOp{string(bandKey(i, h)), c.n, r == c.old})
+				if f != nil && r == c.new {
+					f.add(i, h) // before the commit that makes the posting visible
+				}
 			}
 		}
 	}

@@ -124,7 +124,7 @@ Example:
 				if err != nil {
 					return err
 				}
-				if x, err = openCreate(path, s, db == ""); err != nil {
+				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
 					return err
 				}
 				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)

@@ -78,7 +78,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			x, err := openCreate(db, s, noSync)
+			x, err := openCreate(db, s, index.Options{NoSync: noSync})
 			if err != nil {
 				return err
 			}

@@ -35,8 +35,9 @@ func openExisting(path string, readOnly bool) (*index.Index, error) {
 }
 
 // openCreate opens the index at path for writing, creating it with s if it
-// does not exist, and applies a journal left by simidx serve.
-func openCreate(path string, s *index.Settings, noSync bool) (*index.Index, error) {
+// does not exist, with the options o (whose Settings it sets to s), and
+// applies a journal left by simidx serve.
+func openCreate(path string, s *index.Settings, o index.Options) (*index.Index, error) {
 	if path == "" {
 		return nil, usagef("--db PATH is required")
 	}
@@ -44,7 +45,8 @@ func openCreate(path string, s *index.Settings, noSync bool) (*index.Index, erro
 	if fi, err := os.Stat(path); errors.Is(err, os.ErrNotExist) || (err == nil && fi.Size() == 0) {
 		created = true
 	}
-	x, err := index.Open(path, &index.Options{Settings: s, NoSync: noSync})
+	o.Settings = s
+	x, err := index.Open(path, &o)
 	if err != nil {
 		return nil, openError(path, err, created)
 	}

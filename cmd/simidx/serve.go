@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/simidx/simidx/index"
 	"github.com/spf13/pflag"
 )
 
@@ -90,7 +91,9 @@ Example:
 			if err != nil {
 				return err
 			}
-			x, err := openCreate(db, s, noSync)
+			// A long-running server keeps the band filter: most band
+			// lookups of a query are then skipped.
+			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true})
 			if err != nil {
 				return err
 			}

@@ -1,0 +1,131 @@
+package index
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"sync/atomic"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// bandFilter is an in-memory blocked Bloom filter of the keys of the bands
+// bucket (Options.BandFilter): a query skips the bbolt lookup of a band
+// hash the filter has never seen, which is most of them (a new document
+// shares few bands with the corpus). It never forgets a key: deleted
+// postings only cost a lookup that finds nothing, until the next rebuild.
+// Bits are set atomically, so queries read the filter while a writer adds
+// to it, and a key is added before the transaction that writes it commits:
+// a query of a snapshot that holds the key always finds it in the filter.
+type bandFilter struct {
+	blocks []filterBlock
+	keys   atomic.Int64 // keys added, repeats included
+	limit  int64        // keys beyond which the filter is rebuilt larger
+}
+
+// filterBlock is one cache line of the filter: a key sets filterProbes of
+// its 512 bits.
+type filterBlock [8]atomic.Uint64
+
+const (
+	filterBitsPerKey = 12   // about 1% false positives
+	filterProbes     = 7    // bits set per key, 9 bits of hash each
+	filterMinKeys    = 1024 // the smallest capacity
+)
+
+// newBandFilter returns an empty filter for capacity keys.
+func newBandFilter(capacity int64) *bandFilter {
+	capacity = max(capacity, filterMinKeys)
+	n := (capacity*filterBitsPerKey + 511) / 512
+	return &bandFilter{blocks: make([]filterBlock, n), limit: capacity}
+}
+
+// filterHash mixes band i and its band hash h into the filter's hash.
+func filterHash(i int, h uint64) uint64 {
+	x := h ^ (uint64(i)+1)*0x9e3779b97f4a7c15
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+// locate returns the block of band i with hash h and the hash whose 9-bit
+// pieces are the key's bits in it.
+func (f *bandFilter) locate(i int, h uint64) (*filterBlock, uint64) {
+	x := filterHash(i, h)
+	hi, _ := bits.Mul64(x, uint64(len(f.blocks))) // the high bits choose the block
+	return &f.blocks[hi], x * 0xd6e8feb86659fd93  // fresh low bits for the probes
+}
+
+// add records band i with hash h. Cost: one cache line.
+func (f *bandFilter) add(i int, h uint64) {
+	b, y := f.locate(i, h)
+	for p := range filterProbes {
+		bit := (y >> (9 * p)) & 511
+		b[bit>>6].Or(1 << (bit & 63))
+	}
+	f.keys.Add(1)
+}
+
+// has reports whether band i with hash h may have a posting: false means
+// certainly not. Cost: one cache line.
+func (f *bandFilter) has(i int, h uint64) bool {
+	b, y := f.locate(i, h)
+	for p := range filterProbes {
+		bit := (y >> (9 * p)) & 511
+		if b[bit>>6].Load()&(1<<(bit&63)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// full reports whether the filter holds more keys than it was made for.
+func (f *bandFilter) full() bool { return f.keys.Load() > f.limit }
+
+// buildBandFilter returns a filter of every key of the bands bucket in tx
+// with room for capacity keys. It costs a scan of the bucket's keys.
+func buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
+	f := newBandFilter(capacity)
+	bb := tx.Bucket(bucketBands)
+	if bb == nil {
+		return f
+	}
+	c := bb.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) == 9 {
+			f.add(int(k[0]), binary.BigEndian.Uint64(k[1:]))
+		}
+	}
+	return f
+}
+
+// rebuildBandFilter replaces the band filter with one of every band
+// posting in the index, with room for at least capacity keys, or leaves it
+// off (nil) without Options.BandFilter. The caller holds x.wmu, or is
+// Open: no write may commit during the scan.
+func (x *Index) rebuildBandFilter(capacity int64) error {
+	if !x.useFilter {
+		return nil
+	}
+	capacity = max(capacity, 3*int64(x.settings.Bands)*x.count.Load()/2)
+	var f *bandFilter
+	err := x.db.View(func(tx *bolt.Tx) error {
+		f = buildBandFilter(tx, capacity)
+		return nil
+	})
+	if err != nil {
+		return boltErr(err)
+	}
+	x.filter.Store(f)
+	return nil
+}
+
+// growBandFilter rebuilds the band filter twice as large when it holds
+// more keys than it was made for. The caller holds x.wmu.
+func (x *Index) growBandFilter() error {
+	if f := x.filter.Load(); f != nil && f.full() {
+		return x.rebuildBandFilter(2 * f.limit)
+	}
+	return nil
+}

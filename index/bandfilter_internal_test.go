@@ -1,0 +1,97 @@
+package index
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestBandFilterFalsePositives checks that the filter has every key added
+// and that its false-positive rate at capacity is near its design, 1%.
+func TestBandFilterFalsePositives(t *testing.T) {
+	const n = 100_000
+	f := newBandFilter(n)
+	rng := rand.New(rand.NewPCG(1, 2))
+	type key struct {
+		i int
+		h uint64
+	}
+	keys := make([]key, n)
+	for j := range keys {
+		keys[j] = key{rng.IntN(14), rng.Uint64()}
+		f.add(keys[j].i, keys[j].h)
+	}
+	for _, k := range keys {
+		if !f.has(k.i, k.h) {
+			t.Fatalf("key %v added, not found", k)
+		}
+	}
+	if f.full() {
+		t.Error("full at capacity")
+	}
+	fp := 0
+	const probes = 200_000
+	for range probes {
+		if f.has(rng.IntN(14), rng.Uint64()) {
+			fp++
+		}
+	}
+	rate := float64(fp) / probes
+	t.Logf("false positives at capacity: %.3f%%", 100*rate)
+	if rate > 0.02 {
+		t.Errorf("false-positive rate %.3f, want about 0.01", rate)
+	}
+	// The band number is part of the key.
+	same := 0
+	for _, k := range keys[:10_000] {
+		if f.has((k.i+1)%14, k.h) {
+			same++
+		}
+	}
+	if same > 200 {
+		t.Errorf("%d of 10000 keys found under another band", same)
+	}
+}
+
+// TestBandFilterGrows checks that the filter is rebuilt larger as adds
+// fill it, keeping every band posting, and is off while a Load writes.
+func TestBandFilterGrows(t *testing.T) {
+	x, err := Open(t.TempDir()+"/grow.simidx", &Options{NoSync: true, BandFilter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	first := x.filter.Load()
+	if first == nil || first.limit != filterMinKeys {
+		t.Fatalf("filter of an empty index: %+v", first)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := range 200 {
+		text := make([]byte, 0, 400)
+		for range 60 {
+			text = append(text, fmt.Sprintf("w%d ", rng.IntN(5000))...)
+		}
+		if err := x.Add(Doc{ID: fmt.Sprint(i), Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := x.filter.Load()
+	if f == first || f.limit < 2*filterMinKeys || f.full() {
+		t.Fatalf("after 2800 band postings: limit %d, keys %d", f.limit, f.keys.Load())
+	}
+	err = x.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketBands).Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if !f.has(int(k[0]), binary.BigEndian.Uint64(k[1:])) {
+				t.Fatalf("band posting %x not in the filter", k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,172 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+)
+
+// TestBandFilter checks that an index with Options.BandFilter answers
+// every query as the same index without it, through bulk loads, adds that
+// grow the filter many times over, replaces and deletes.
+func TestBandFilter(t *testing.T) {
+	t.Parallel()
+	docs := licenseDocs(t)
+	dir := t.TempDir()
+	open := func(name string, filter bool) *index.Index {
+		x, err := index.Open(filepath.Join(dir, name), &index.Options{NoSync: true, BandFilter: filter,
+			Settings: &index.Settings{ExpectedDocs: 10_000, MinBands: 1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { x.Close() })
+		return x
+	}
+	plain, filtered := open("plain.simidx", false), open("filtered.simidx", true)
+	rng := rand.New(rand.NewPCG(7, 8))
+	edit := func(text []byte) []byte {
+		ws := strings.Fields(string(text))
+		for range 1 + len(ws)/10 {
+			ws[rng.IntN(len(ws))] = fmt.Sprint("w", rng.IntN(1000))
+		}
+		return []byte(strings.Join(ws, " "))
+	}
+	check := func(when string) {
+		t.Helper()
+		for i, d := range docs {
+			q := d.text
+			if i%2 == 1 {
+				q = edit(q)
+			}
+			for _, o := range []*index.QueryOptions{nil, {MinSimilarity: 0.3}} {
+				want, err1 := plain.Query(q, o)
+				got, err2 := filtered.Query(q, o)
+				if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+					t.Fatalf("%s: query %s (%+v): filtered %v, %v; plain %v, %v", when, d.id, o, got, err2, want, err1)
+				}
+			}
+		}
+	}
+	// A bulk load of half the licences.
+	for _, x := range []*index.Index{plain, filtered} {
+		if _, err := x.Load(context.Background(), seqOf(docs[:len(docs)/2]), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after a bulk load")
+	// Adds, one by one: edited copies, so that bands are shared; the
+	// filter starts at room for 1024 postings and grows.
+	for i := range 300 {
+		d := docs[rng.IntN(len(docs))]
+		doc := index.Doc{ID: fmt.Sprint("copy", i), Text: edit(d.text)}
+		if i%50 == 0 {
+			doc.ID = docs[i%len(docs)].id // a replace
+		}
+		for _, x := range []*index.Index{plain, filtered} {
+			if err := x.Add(doc); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	check("after adds")
+	for _, x := range []*index.Index{plain, filtered} {
+		if _, err := x.Delete(docs[0].id, "copy7", "copy8"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after deletes")
+	// An incremental load into the non-empty index.
+	for _, x := range []*index.Index{plain, filtered} {
+		if _, err := x.Load(context.Background(), seqOf(docs[len(docs)/2:]), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("after an incremental load")
+}
+
+// TestBandFilterConcurrent queries, on several goroutines, edited copies
+// of documents another goroutine is adding one by one, through their
+// bands alone (MaxDistance 0): a document whose Add returned must be
+// found whenever its bands say so, whatever the filter's state.
+func TestBandFilterConcurrent(t *testing.T) {
+	t.Parallel()
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, BandFilter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	fpr, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 400
+	rng := rand.New(rand.NewPCG(9, 10))
+	texts, queries := make([][]byte, n), make([][]byte, n)
+	opts := &index.QueryOptions{MaxDistance: index.ZeroDistance, MinSimilarity: 0.5}
+	var expect []bool
+	for i := range n {
+		ws := make([]string, 80)
+		for j := range ws {
+			ws[j] = fmt.Sprint("w", rng.IntN(100000))
+		}
+		texts[i] = []byte(strings.Join(ws, " "))
+		ws[40] = "changed"
+		queries[i] = []byte(strings.Join(ws, " "))
+		fa, sa, ba := fpr.Analyze(texts[i])
+		sa, ba = slices.Clone(sa), slices.Clone(ba)
+		fb, sb, bb := fpr.Analyze(queries[i])
+		shared := false
+		for k := range ba {
+			shared = shared || ba[k] == bb[k]
+		}
+		expect = append(expect, fa == fb || (shared && shingle.Estimate(sa, sb) >= 0.5))
+	}
+	if c := len(slices.DeleteFunc(slices.Clone(expect), func(e bool) bool { return !e })); c < n/2 {
+		t.Fatalf("only %d of %d copies share a band: the test would test little", c, n)
+	}
+	var done atomic.Int64 // documents whose Add returned
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for g := range 3 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), 11))
+			for done.Load() < n {
+				d := int(done.Load())
+				if d == 0 {
+					continue
+				}
+				j := r.IntN(d)
+				ms, err := x.Query(queries[j], opts)
+				if err != nil {
+					errs <- err
+					return
+				}
+				found := slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == fmt.Sprint(j) })
+				if expect[j] && !found {
+					errs <- fmt.Errorf("document %d, added, not found through its bands: %v", j, ms)
+					return
+				}
+			}
+		})
+	}
+	for i := range n {
+		if err := x.Add(index.Doc{ID: fmt.Sprint(i), Text: texts[i]}); err != nil {
+			t.Fatal(err)
+		}
+		done.Store(int64(i + 1))
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}
