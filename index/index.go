@@ -64,6 +64,22 @@ func (x *Index) Settings() Settings { return x.settings.public() }
 // count is kept up to date by every commit.
 func (x *Index) Len() int { return int(x.count.Load()) }
 
+// Sync flushes the index file to disk (fdatasync). Only an index opened
+// with Options.NoSync needs it, before something that must not outlive its
+// commits is removed: the commits of the others are synced. It fails with
+// ErrReadOnly on a read-only index.
+func (x *Index) Sync() error {
+	if err := x.checkWritable(); err != nil {
+		return err
+	}
+	x.wmu.Lock()
+	defer x.wmu.Unlock()
+	if err := x.checkOpen(); err != nil {
+		return err
+	}
+	return boltErr(x.db.Sync())
+}
+
 // Close releases the index and its file lock. It waits for running
 // transactions to finish. Later calls to any method return ErrClosed;
 // Close itself may be called more than once.

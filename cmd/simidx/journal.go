@@ -33,6 +33,12 @@ func applyJournal(x *index.Index, w io.Writer) error {
 		j.Close()
 		return fmt.Errorf("applying the journal %s to %s: %w", dir, x.Path(), err)
 	}
+	// The journal goes only once its operations are on disk, also in an
+	// index opened with --no-sync.
+	if err := x.Sync(); err != nil {
+		j.Close()
+		return fmt.Errorf("syncing %s after applying the journal %s: %w", x.Path(), dir, err)
+	}
 	if err := j.Destroy(); err != nil {
 		return fmt.Errorf("removing the journal %s (its %d operations are in the index): %w", dir, n, err)
 	}

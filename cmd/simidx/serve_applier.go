@@ -33,10 +33,15 @@ func newApplier(s *server) *applier {
 // nudge wakes the applier early when pending operations reach applyDocs.
 func (a *applier) nudge(pending int) {
 	if pending >= a.s.lim.applyDocs {
-		select {
-		case a.kick <- struct{}{}:
-		default:
-		}
+		a.wake()
+	}
+}
+
+// wake makes the applier commit now.
+func (a *applier) wake() {
+	select {
+	case a.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -126,12 +131,14 @@ func (a *applier) apply() error {
 		}
 	}
 	s.met.applied(len(order), time.Since(start))
-	// The index holds them, synced: the journal may forget them. A crash
-	// before the removal replays them, which changes nothing.
+	// The index holds them, synced: queries find them there, and the
+	// journal may forget them. A crash before the removal, or a removal
+	// that fails (retried with the next one), replays them, which changes
+	// nothing.
+	s.ov.drop(upto, s.x.Len())
 	if err := s.j.Remove(sealed); err != nil {
 		return a.fail(err)
 	}
-	s.ov.drop(upto, s.x.Len())
 	return nil
 }
 

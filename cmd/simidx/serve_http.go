@@ -48,6 +48,8 @@ func (l *serveLimits) check() error {
 		return usagef("--apply-interval must be positive, not %s", l.applyInterval)
 	case l.applyDocs <= 0:
 		return usagef("--apply-docs must be positive, not %d", l.applyDocs)
+	case l.maxPending <= 0:
+		return usagef("--max-pending must be positive, not %d", l.maxPending)
 	}
 	return nil
 }
@@ -101,6 +103,7 @@ func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
 // index, removes the journal and closes the index. If the operations
 // cannot all be committed, the journal stays for the next open to apply.
 func (s *server) close() error {
+	s.ov.close() // the writer journals what it holds without waiting for room
 	s.w.close()
 	err := s.ap.close()
 	if err == nil {
@@ -650,10 +653,12 @@ func (s *server) similar(id string, opts index.QueryOptions) ([]index.Match, err
 	if opts.MinSimilarity > 0 && !pr.HasText() {
 		return s.x.QueryID(id, &opts) // the error QueryID gives
 	}
+	// The stored matches from the same probe as the overlay's, not from
+	// a second read of the record, which a commit in between could change.
 	return merge(v, m, &pr, id, func(limit int) ([]index.Match, error) {
 		o := opts
 		o.Limit = limit
-		return s.x.QueryID(id, &o)
+		return s.x.QueryProbe(&pr, &o)
 	})
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -405,4 +406,33 @@ func tryDo(method, url, body string) (response, error) {
 		return response{}, err
 	}
 	return response{status: resp.StatusCode, header: resp.Header, body: string(b)}, nil
+}
+
+// TestServeBackpressure checks that adds waiting for room in the journal
+// wake the background commits at once (not at the next --apply-interval),
+// and that a server stops while adds wait.
+func TestServeBackpressure(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bp.db")
+	ts := startServer(t, db, "--max-pending", "1", "--apply-docs", "100000", "--apply-interval", "1h")
+	start := time.Now()
+	for i := range 6 {
+		mustDo(t, "POST", ts.url+"/v1/documents", docsJSON([2]string{fmt.Sprint("d", i), fmt.Sprint("document number ", i, " of the backpressure test")}), 200)
+	}
+	if el := time.Since(start); el > 10*time.Second {
+		t.Errorf("6 adds at --max-pending 1 took %s", el)
+	}
+	if code := ts.stop(); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, ts.stderr)
+	}
+	x, err := index.Open(db, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if x.Len() != 6 {
+		t.Errorf("%d documents after the stop, want 6", x.Len())
+	}
+	if err := x.Sync(); !errors.Is(err, index.ErrReadOnly) {
+		t.Errorf("Sync of a read-only index: %v", err)
+	}
 }

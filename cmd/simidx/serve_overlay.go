@@ -31,7 +31,8 @@ type overlay struct {
 	mu      sync.Mutex
 	ops     []*pendingOp // from the oldest pending; never changed in place below len
 	seq     uint64       // of the last operation published
-	drained *sync.Cond   // signalled when operations are dropped
+	drained *sync.Cond   // signalled when operations are dropped or on close
+	closing bool         // waitBelow returns at once
 	view    atomic.Pointer[overlayView]
 }
 
@@ -99,13 +100,24 @@ func (o *overlay) drop(seq uint64, docs int) {
 	o.drained.Broadcast()
 }
 
-// waitBelow blocks while more than n operations are pending.
+// waitBelow blocks while more than n operations are pending, until the
+// overlay is closing.
 func (o *overlay) waitBelow(n int) {
 	o.mu.Lock()
-	for len(o.ops) > n {
+	for len(o.ops) > n && !o.closing {
 		o.drained.Wait()
 	}
 	o.mu.Unlock()
+}
+
+// close stops the waits of waitBelow: on shutdown the writer journals what
+// it holds (durable, and applied later) instead of waiting for an applier
+// that may not make progress.
+func (o *overlay) close() {
+	o.mu.Lock()
+	o.closing = true
+	o.mu.Unlock()
+	o.drained.Broadcast()
 }
 
 // len returns the number of operations in the view.

@@ -150,6 +150,9 @@ func (w *writer) commit(group []*addRequest) {
 	s := w.s
 	// Backpressure: the applier is behind; wait rather than let the
 	// overlay, and every query's share of it, grow without bound.
+	if s.ov.snapshot().len() > s.lim.maxPending {
+		s.ap.wake() // whatever --apply-docs says: adds are waiting
+	}
 	s.ov.waitBelow(s.lim.maxPending)
 	results := make([]addResult, len(group))
 	base := s.ov.snapshot()

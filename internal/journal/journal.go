@@ -143,6 +143,12 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			continue
 		}
 		if err := checkHeader(b); err != nil {
+			if allZero(b) {
+				// A segment whose size reached the disk before its
+				// header did: as good as cut off.
+				p.good, p.err = 0, fmt.Errorf("%w: segment %s: header never written", ErrCorrupt, segmentName(seq))
+				continue
+			}
 			return 0, fmt.Errorf("segment %s: %w", segmentName(seq), err)
 		}
 		off := headerSize
@@ -150,6 +156,15 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			r, n, err := DecodeRecord(b[off:])
 			if err != nil {
 				p.err = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
+				if at := nextFrame(b, off+1); at >= 0 {
+					// Good records after the bad one: not an append cut
+					// off by a crash, which ends the segment, but damage.
+					// Dropping what follows would lose acknowledged
+					// operations, so the journal is left as it is.
+					return 0, fmt.Errorf("%w: segment %s: a bad record at byte %d is followed by a good one at byte %d; "+
+						"the journal is left untouched (move %s away to open the index without its operations)",
+						ErrCorrupt, segmentName(seq), off, at, dir)
+				}
 				break
 			}
 			p.recs = append(p.recs, r)
@@ -183,6 +198,27 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		}
 	}
 	return count, nil
+}
+
+// nextFrame returns the offset of the first good record in b at or after
+// from, or -1. It costs a decode attempt per byte.
+func nextFrame(b []byte, from int) int {
+	for at := from; at < len(b); at++ {
+		if _, _, err := DecodeRecord(b[at:]); err == nil {
+			return at
+		}
+	}
+	return -1
+}
+
+// allZero reports whether b holds only zero bytes.
+func allZero(b []byte) bool {
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // truncate cuts the file name at size and syncs it. A file cut below its
@@ -378,10 +414,24 @@ func (j *Journal) Close() error {
 }
 
 // Destroy closes the journal and removes its directory with every segment:
-// call it when all the records are durably in the index. It costs a file
-// removal per segment and an fsync of the parent directory.
+// call it when all the records are durably in the index. Segments are
+// removed oldest first, each removal synced, so that a crash never leaves
+// an older segment without the newer ones (whose operations replace its
+// own). It costs a file removal and a directory fsync per segment.
 func (j *Journal) Destroy() error {
 	cerr := j.Close()
+	seqs, err := segments(j.dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	for _, seq := range seqs {
+		if err := os.Remove(filepath.Join(j.dir, segmentName(seq))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		if err := syncDir(j.dir); err != nil {
+			return err
+		}
+	}
 	if err := os.RemoveAll(j.dir); err != nil {
 		return err
 	}

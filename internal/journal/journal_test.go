@@ -218,6 +218,67 @@ func TestCorruptBeforeEnd(t *testing.T) {
 	}
 }
 
+// TestCorruptInLastSegment checks that damage in the middle of the newest
+// segment, with good records after it, is corruption, not a torn tail:
+// the records after it are not dropped, and the segment is left as it is.
+func TestCorruptInLastSegment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	if err := j.Append(sample(5)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	seg := lastSegment(t, dir)
+	b, _ := os.ReadFile(seg)
+	b[headerSize+10] ^= 0xff // in the first record
+	os.WriteFile(seg, b, 0o644)
+	j, _ = Open(dir)
+	defer j.Close()
+	if _, err := j.Replay(func(Record) error { return nil }); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Replay = %v, want ErrCorrupt", err)
+	}
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Count = %v, want ErrCorrupt", err)
+	}
+	if after, _ := os.ReadFile(seg); len(after) != len(b) {
+		t.Fatalf("the damaged segment was cut from %d to %d bytes", len(b), len(after))
+	}
+}
+
+// TestZeroHeader checks that a newest segment whose size reached the disk
+// before its header (all zeros) counts as cut off, not as corruption.
+func TestZeroHeader(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	recs := sample(3)
+	if err := j.Append(recs); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	os.WriteFile(filepath.Join(dir, segmentName(1<<40)), make([]byte, headerSize), 0o644)
+	j, _ = Open(dir)
+	defer j.Close()
+	if got := readAll(t, j); !equal(got, recs) {
+		t.Fatalf("replayed %v, want %v", got, recs)
+	}
+}
+
+// TestDestroy checks that Destroy removes every segment and the directory.
+func TestDestroy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	for range 3 {
+		j.Append(sample(2))
+		j.Rotate()
+	}
+	if err := j.Destroy(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("journal directory after Destroy: %v", err)
+	}
+}
+
 func TestBadHeader(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.journal")
 	os.Mkdir(dir, 0o755)
