@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"math/rand/v2"
 	"os"
@@ -145,11 +146,21 @@ func BenchmarkPairs(b *testing.B) {
 	}
 }
 
-// BenchmarkQueryText measures Query of a text of 30 to 80 words against
-// an index of benchN() precomputed fingerprints and 10,000 texts, with the
-// MinHash layer (whose 14 band lookups are most of the difference), with
-// it and Options.BandFilter, and without it.
-func BenchmarkQueryText(b *testing.B) {
+// textIndexes are the index configurations of the text benchmarks: with
+// the MinHash layer, with it and the band filter, and without it.
+var textIndexes = []struct {
+	name       string
+	mh, filter bool
+}{{"minhash", true, false}, {"minhash+filter", true, true}, {"no-minhash", false, false}}
+
+// textBench returns a generator of texts of 30 to 80 words drawn from the
+// licence texts, and an index of config cf holding benchN() precomputed
+// fingerprints and 10,000 such texts.
+func textBench(b *testing.B, cf struct {
+	name       string
+	mh, filter bool
+}) (func() []byte, *index.Index) {
+	b.Helper()
 	lic, err := filepath.Glob("../testdata/licenses/*.txt")
 	if err != nil || len(lic) == 0 {
 		b.Fatal("no licence texts", err)
@@ -171,45 +182,72 @@ func BenchmarkQueryText(b *testing.B) {
 		return []byte(strings.Join(ws, " "))
 	}
 	c := benchCorpus(benchN())
-	texts := make([][]byte, 10_000)
-	for i := range texts {
-		texts[i] = text()
+	x, err := index.Open(filepath.Join(b.TempDir(), "t.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter,
+		Settings: &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !cf.mh}})
+	if err != nil {
+		b.Fatal(err)
 	}
-	qs := make([][]byte, 4096)
-	size := 0
-	for i := range qs {
-		qs[i] = text()
-		size += len(qs[i])
+	b.Cleanup(func() { x.Close() })
+	if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
+		b.Fatal(err)
 	}
-	for _, cf := range []struct {
-		name       string
-		mh, filter bool
-	}{{"minhash", true, false}, {"minhash+filter", true, true}, {"no-minhash", false, false}} {
+	ds := make([]index.Doc, 10_000)
+	for i := range ds {
+		ds[i] = index.Doc{ID: "text" + strconv.Itoa(i), Text: text()}
+	}
+	if err := x.Add(ds...); err != nil {
+		b.Fatal(err)
+	}
+	return text, x
+}
+
+// BenchmarkQueryText measures Query of a text of 30 to 80 words against
+// an index of benchN() precomputed fingerprints and 10,000 texts, with the
+// MinHash layer (whose 14 band lookups are most of the difference), with
+// it and Options.BandFilter, and without it.
+func BenchmarkQueryText(b *testing.B) {
+	for _, cf := range textIndexes {
 		b.Run(cf.name, func(b *testing.B) {
-			x, err := index.Open(filepath.Join(b.TempDir(), "q.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter,
-				Settings: &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !cf.mh}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer x.Close()
-			if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
-				b.Fatal(err)
-			}
-			err = x.Add(func() []index.Doc {
-				var ds []index.Doc
-				for i, t := range texts {
-					ds = append(ds, index.Doc{ID: "text" + strconv.Itoa(i), Text: t})
-				}
-				return ds
-			}()...)
-			if err != nil {
-				b.Fatal(err)
+			text, x := textBench(b, cf)
+			qs := make([][]byte, 4096)
+			size := 0
+			for i := range qs {
+				qs[i] = text()
+				size += len(qs[i])
 			}
 			b.SetBytes(int64(size / len(qs)))
 			b.ReportAllocs()
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				if _, err := x.Query(qs[i%len(qs)], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAddText measures Add of 1,000 new texts of 30 to 80 words in
+// one transaction (as the background commits of simidx serve do) to the
+// index of BenchmarkQueryText; ns/op is per commit.
+func BenchmarkAddText(b *testing.B) {
+	for _, cf := range textIndexes {
+		b.Run(cf.name, func(b *testing.B) {
+			text, x := textBench(b, cf)
+			const batch = 1000
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				ds := make([]index.Doc, batch)
+				size := 0
+				for j := range ds {
+					ds[j] = index.Doc{ID: fmt.Sprint("new", i, "-", j), Text: text()}
+					size += len(ds[j].Text)
+				}
+				b.SetBytes(int64(size))
+				b.StartTimer()
+				if err := x.Add(ds...); err != nil {
 					b.Fatal(err)
 				}
 			}

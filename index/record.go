@@ -181,3 +181,19 @@ func bandKey(i int, h uint64) []byte {
 
 // setKey returns the key of hash h in the sets bucket.
 func setKey(h uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), h) }
+
+// singletonPosting returns the encoding of a posting that holds document n
+// alone, the bytes roaring.BitmapOf(n).ToBytes() gives after RunOptimize
+// (one array container; TestSingletonPosting checks them): the cookie of
+// the format without run containers, one container, its key and
+// cardinality-1, its offset, and the value's low 16 bits, little-endian.
+func singletonPosting(n uint32) []byte {
+	b := make([]byte, 18)
+	binary.LittleEndian.PutUint32(b, 12346)
+	binary.LittleEndian.PutUint32(b[4:], 1)
+	binary.LittleEndian.PutUint16(b[8:], uint16(n>>16))
+	binary.LittleEndian.PutUint16(b[10:], 0)
+	binary.LittleEndian.PutUint32(b[12:], 16)
+	binary.LittleEndian.PutUint16(b[16:], uint16(n))
+	return b
+}

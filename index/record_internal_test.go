@@ -1,9 +1,12 @@
 package index
 
 import (
+	"bytes"
 	"encoding/binary"
 	"reflect"
 	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
 )
 
 // TestRecordLayout pins the encoding of document records: without a set
@@ -52,6 +55,22 @@ func TestRecordLayout(t *testing.T) {
 		}
 		if _, err := decodeRecord(v[:len(v)-len(tc.r.id)-1], tc.l, true); tc.r.text && len(tc.r.set) > 0 && err == nil {
 			t.Fatalf("truncated record decoded")
+		}
+	}
+}
+
+// TestSingletonPosting checks the hand-made posting of one document
+// against roaring's own encoding, byte for byte.
+func TestSingletonPosting(t *testing.T) {
+	for _, n := range []uint32{0, 1, 7, 65535, 65536, 1 << 20, 123456789, 1<<32 - 1} {
+		bm := roaring.BitmapOf(n)
+		bm.RunOptimize()
+		want, err := bm.ToBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := singletonPosting(n); !bytes.Equal(got, want) {
+			t.Errorf("singletonPosting(%d) = %x, roaring %x", n, got, want)
 		}
 	}
 }

@@ -376,6 +376,9 @@ type postingOp struct {
 	key string
 	n   uint32
 	del bool
+	// new says the key has no posting yet (the band filter has never
+	// seen it): the posting need not be read.
+	new bool
 }
 
 // applyBands updates the band postings for chs.
@@ -388,10 +391,17 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 				continue
 			}
 			for i, h := range r.bands {
-				ops = append(ops, postingOp{string(bandKey(i, h)), c.n, r == c.old})
-				if f != nil && r == c.new {
-					f.add(i, h) // before the commit that makes the posting visible
-				}
+				ops = append(ops, postingOp{key: string(bandKey(i, h)), n: c.n, del: r == c.old,
+					new: f != nil && r == c.new && !f.has(i, h)})
+			}
+		}
+	}
+	if f != nil {
+		// Before the commit that makes the postings visible; after the
+		// checks above, which must see the filter as the bucket is.
+		for _, op := range ops {
+			if !op.del {
+				f.add(int(op.key[0]), binary.BigEndian.Uint64([]byte(op.key[1:])))
 			}
 		}
 	}
@@ -407,7 +417,7 @@ func (x *Index) applySets(tx *bolt.Tx, chs []change) error {
 				continue
 			}
 			for _, h := range r.set {
-				ops = append(ops, postingOp{string(setKey(h)), c.n, r == c.old})
+				ops = append(ops, postingOp{key: string(setKey(h)), n: c.n, del: r == c.old})
 			}
 		}
 	}
@@ -439,8 +449,28 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 	})
 	for i := 0; i < len(ops); {
 		key := []byte(ops[i].key)
+		// The posting is read unless every op of the key is an add of a
+		// key the band filter has never seen.
+		read := false
+		j := i
+		for ; j < len(ops) && ops[j].key == ops[i].key; j++ {
+			read = read || !ops[j].new
+		}
+		if !read && j == i+1 {
+			// The common case of a new document's band: a new posting
+			// of one document, written without building a bitmap.
+			if err := b.Put(key, singletonPosting(ops[i].n)); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
 		bm := roaring.New()
-		if v := b.Get(key); v != nil {
+		var v []byte
+		if read {
+			v = b.Get(key)
+		}
+		if v != nil {
 			if _, err := bm.FromBuffer(v); err != nil {
 				return fmt.Errorf("%w: %s posting: %v", ErrCorrupt, what, err)
 			}
