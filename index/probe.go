@@ -66,6 +66,19 @@ func (p *Probe) Fingerprint() uint64 { return p.p.fp }
 // fingerprint alone).
 func (p *Probe) HasText() bool { return p.p.text }
 
+// Exact returns the hash of the probe's canonical text, and false for a
+// probe without text. Documents with the same canonical text always match.
+func (p *Probe) Exact() (uint64, bool) { return p.p.exact, p.p.text }
+
+// HasSet reports whether the probe has a set of hashes (a document with
+// text under a set method, MethodNshash or MethodShort).
+func (p *Probe) HasSet() bool { return len(p.p.set) > 0 }
+
+// Bands returns the probe's MinHash band hashes, one per band (nil without
+// the MinHash layer or text). A document shares a band with a query when
+// their hashes of that band are equal. The slice must not be changed.
+func (p *Probe) Bands() []uint64 { return p.p.bands }
+
 // Matcher applies the match rule of Query, QueryFingerprint and QueryID
 // for one QueryOptions to probes. It is safe for concurrent use.
 type Matcher struct {

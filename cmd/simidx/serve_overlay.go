@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -36,11 +37,13 @@ type overlay struct {
 	view    atomic.Pointer[overlayView]
 }
 
-// overlayView is an immutable list of pending operations, oldest first.
+// overlayView is an immutable list of pending operations, oldest first,
+// with an index of them in chunks (see ovChunk).
 type overlayView struct {
-	ops  []*pendingOp
-	base int // documents in the index without ops
-	net  int // the sum of the ops' net
+	ops    []*pendingOp
+	chunks []*ovChunk // cover ops, in order
+	base   int        // documents in the index without ops
+	net    int        // the sum of the ops' net
 }
 
 // newOverlay returns an empty overlay over an index of docs documents.
@@ -71,7 +74,7 @@ func (o *overlay) publish(ops []*pendingOp) {
 		net += op.net
 	}
 	o.ops = append(o.ops, ops...)
-	o.view.Store(&overlayView{ops: slices.Clip(o.ops), base: old.base, net: net})
+	o.view.Store(&overlayView{ops: slices.Clip(o.ops), chunks: pushChunk(old.chunks, newChunk(ops)), base: old.base, net: net})
 }
 
 // lastSeq returns the number of the last operation published.
@@ -96,7 +99,11 @@ func (o *overlay) drop(seq uint64, docs int) {
 	for _, op := range o.ops {
 		net += op.net
 	}
-	o.view.Store(&overlayView{ops: slices.Clip(o.ops), base: docs, net: net})
+	var chunks []*ovChunk
+	if len(o.ops) > 0 {
+		chunks = []*ovChunk{newChunk(o.ops)}
+	}
+	o.view.Store(&overlayView{ops: slices.Clip(o.ops), chunks: chunks, base: docs, net: net})
 	o.drained.Broadcast()
 }
 
@@ -123,23 +130,26 @@ func (o *overlay) close() {
 // len returns the number of operations in the view.
 func (v *overlayView) len() int { return len(v.ops) }
 
-// with returns a view of v followed by ops. Cost: O(len(v.ops) + len(ops)).
+// with returns a view of v followed by ops. Cost: O(len(ops)) (the view's
+// operation list is shared when it has room, else copied).
 func (v *overlayView) with(ops []*pendingOp) *overlayView {
 	if len(ops) == 0 {
 		return v
 	}
 	w := &overlayView{ops: append(slices.Clip(v.ops), ops...), base: v.base, net: v.net}
+	w.chunks = append(slices.Clip(v.chunks), newChunk(ops))
 	for _, op := range ops {
 		w.net += op.net
 	}
 	return w
 }
 
-// latest returns the last operation on id, or nil. Cost: O(pending).
+// latest returns the last operation on id, or nil. Cost: a map lookup per
+// chunk, O(log pending).
 func (v *overlayView) latest(id string) *pendingOp {
-	for i := len(v.ops) - 1; i >= 0; i-- {
-		if v.ops[i].id == id {
-			return v.ops[i]
+	for _, c := range slices.Backward(v.chunks) {
+		if i, ok := c.ids[id]; ok {
+			return c.ops[i]
 		}
 	}
 	return nil
@@ -159,33 +169,137 @@ func (v *overlayView) has(id string) bool { return v.latest(id) != nil }
 
 // matches returns the pending documents (the last add of each ID not
 // deleted since) that a query for q finds under m, leaving out self.
-// Cost: one Matcher.Match per pending add, plus O(pending) per match.
+// Cost: per chunk, a popcount per operation and a map lookup per band and
+// for the exact hash, then a Matcher.Match per candidate; under a set
+// method, a Matcher.Match per pending add.
 func (v *overlayView) matches(m *index.Matcher, q *index.Probe, self string) []index.Match {
 	var ms []index.Match
-	for i, op := range v.ops {
-		if op.del || op.id == self {
-			continue
+	var cand []int32
+	for ci, c := range v.chunks {
+		cand = c.candidates(cand[:0], q)
+		for _, i := range cand {
+			op := c.ops[i]
+			if op.del || op.id == self {
+				continue
+			}
+			r, ok := m.Match(q, &op.probe)
+			if !ok || v.supersededAfter(ci, i) {
+				continue
+			}
+			r.ID = op.id
+			ms = append(ms, r)
 		}
-		r, ok := m.Match(q, &op.probe)
-		if !ok || v.supersededAfter(i) {
-			continue
-		}
-		r.ID = op.id
-		ms = append(ms, r)
 	}
 	return ms
 }
 
-// supersededAfter reports whether an operation after the i-th is on the
-// same ID.
-func (v *overlayView) supersededAfter(i int) bool {
-	id := v.ops[i].id
-	for _, op := range v.ops[i+1:] {
-		if op.id == id {
+// supersededAfter reports whether an operation after the i-th of chunk ci
+// is on the same ID. Cost: a map lookup per later chunk.
+func (v *overlayView) supersededAfter(ci int, i int32) bool {
+	c := v.chunks[ci]
+	id := c.ops[i].id
+	if c.ids[id] != i {
+		return true
+	}
+	for _, later := range v.chunks[ci+1:] {
+		if _, ok := later.ids[id]; ok {
 			return true
 		}
 	}
 	return false
+}
+
+// ovChunk indexes a run of pending operations, so that a query reads its
+// candidates instead of every pending operation: by fingerprint (a
+// popcount each), by band hash and by canonical-text hash. A view keeps
+// chunks whose sizes fall from the oldest to the newest, merging the
+// newest two when the later one is as large as the one before (pushChunk):
+// O(log pending) chunks, each operation copied O(log pending) times.
+type ovChunk struct {
+	ops   []*pendingOp
+	fps   []uint64            // of ops, 0 for deletes
+	bands map[bandRef][]int32 // adds by band hash
+	exact map[uint64][]int32  // adds with text by canonical-text hash
+	ids   map[string]int32    // the last operation on each ID
+	scan  bool                // some add has a set (set methods): candidates are every add
+}
+
+// bandRef is a band number and its hash.
+type bandRef struct {
+	band int
+	hash uint64
+}
+
+// overlayMaxScanDistance is the distance of the fingerprint candidates of
+// a chunk: the largest an index answers, so that Matcher.Match decides.
+const overlayMaxScanDistance = index.MaxMaxDistance
+
+// newChunk indexes ops. Cost: O(len(ops)) map insertions, 14 per add with
+// MinHash.
+func newChunk(ops []*pendingOp) *ovChunk {
+	c := &ovChunk{ops: slices.Clip(ops), fps: make([]uint64, len(ops)), ids: make(map[string]int32, len(ops))}
+	for i, op := range ops {
+		c.ids[op.id] = int32(i)
+		if op.del {
+			continue
+		}
+		c.fps[i] = op.probe.Fingerprint()
+		if h, ok := op.probe.Exact(); ok {
+			if c.exact == nil {
+				c.exact = map[uint64][]int32{}
+			}
+			c.exact[h] = append(c.exact[h], int32(i))
+		}
+		for b, h := range op.probe.Bands() {
+			if c.bands == nil {
+				c.bands = map[bandRef][]int32{}
+			}
+			k := bandRef{b, h}
+			c.bands[k] = append(c.bands[k], int32(i))
+		}
+		c.scan = c.scan || op.probe.HasSet()
+	}
+	return c
+}
+
+// pushChunk returns chunks followed by c, merging the newest chunks while
+// the last is at least as large as the one before it. The chunks given are
+// not changed (views share them).
+func pushChunk(chunks []*ovChunk, c *ovChunk) []*ovChunk {
+	out := append(slices.Clip(chunks), c)
+	for n := len(out); n >= 2 && len(out[n-1].ops) >= len(out[n-2].ops); n = len(out) {
+		merged := newChunk(append(slices.Clip(out[n-2].ops), out[n-1].ops...))
+		out = append(out[:n-2:n-2], merged)
+	}
+	return out
+}
+
+// candidates appends to dst the operations of c a query for q may match:
+// within overlayMaxScanDistance bits, sharing a band or the canonical
+// text; every add under a set method. Deletes are left to the caller.
+func (c *ovChunk) candidates(dst []int32, q *index.Probe) []int32 {
+	if c.scan {
+		for i := range c.ops {
+			dst = append(dst, int32(i))
+		}
+		return dst
+	}
+	start := len(dst)
+	fp := q.Fingerprint()
+	for i, f := range c.fps {
+		if bits.OnesCount64(f^fp) <= overlayMaxScanDistance {
+			dst = append(dst, int32(i))
+		}
+	}
+	if h, ok := q.Exact(); ok {
+		dst = append(dst, c.exact[h]...)
+	}
+	for b, h := range q.Bands() {
+		dst = append(dst, c.bands[bandRef{b, h}]...)
+	}
+	found := dst[start:]
+	slices.Sort(found)
+	return append(dst[:start], slices.Compact(found)...)
 }
 
 // merge combines the matches of the index, stored(limit), with those of the
@@ -206,21 +320,8 @@ func merge(v *overlayView, m *index.Matcher, q *index.Probe, self string, stored
 	if err != nil {
 		return nil, err
 	}
-	var hidden map[string]bool
-	if len(ms) > 8 {
-		hidden = make(map[string]bool, v.len())
-		for _, op := range v.ops {
-			hidden[op.id] = true
-		}
-	}
 	ms = slices.DeleteFunc(ms, func(r index.Match) bool {
-		if r.ID == self {
-			return true
-		}
-		if hidden != nil {
-			return hidden[r.ID]
-		}
-		return v.has(r.ID)
+		return r.ID == self || v.has(r.ID)
 	})
 	ms = append(ms, v.matches(m, q, self)...)
 	m.Sort(ms)
