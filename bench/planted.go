@@ -83,7 +83,7 @@ func runPlanted(spec corpusSpec, path string, n int, rates []float64) (*plantedR
 		return prep{shingle.Set(sh.AppendHashes(nil, []byte(text))), slices.Clone(sig), slices.Clone(bands), fp}
 	}
 	compare := func(a, b prep, e eval.Edit, rate float64) plantedPair {
-		return plantedPair{e, rate, shingle.Jaccard(a.set, b.set), bits.OnesCount64(a.fp ^ b.fp), shareBand(a.bands, b.bands), shingle.Estimate(a.sig, b.sig)}
+		return plantedPair{e, rate, shingle.Jaccard(a.set, b.set), bits.OnesCount64(a.fp ^ b.fp), shingle.SharedBands(a.bands, b.bands) > 0, shingle.Estimate(a.sig, b.sig)}
 	}
 	res := &plantedResult{Spec: spec, Docs: len(eligible), Rates: rates}
 	base := make([]prep, len(eligible))
@@ -103,15 +103,6 @@ func runPlanted(spec corpusSpec, path string, n int, rates []float64) (*plantedR
 		}
 	}
 	return res, nil
-}
-
-func shareBand(a, b []uint64) bool {
-	for i := range a {
-		if i < len(b) && a[i] == b[i] {
-			return true
-		}
-	}
-	return false
 }
 
 // binStats summarizes the pairs of one group.

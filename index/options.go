@@ -62,10 +62,10 @@ type Options struct {
 	// postings, so that a query skips the lookup of a band no stored
 	// document has: most of a new document's 14 bands. It is for
 	// long-running processes that answer many queries (simidx serve):
-	// Open then scans the keys of the band postings (about a second per
-	// ten million), and the filter takes about 1.5 bytes per band posting
-	// of capacity (14*1.5*Len() postings, doubled as the index grows).
-	// Without the MinHash layer it does nothing.
+	// Open then scans the keys of the band postings, and the filter takes
+	// 1.5 bytes per band posting of capacity (Bands*1.5*Len() postings,
+	// doubled as the index grows). Without the MinHash layer it does
+	// nothing.
 	BandFilter bool
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -285,7 +286,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 				if sharesBandBefore(ra, rb, band) {
 					continue // reported from an earlier band
 				}
-				if x.settings.MinBands > 1 && sharedBands(ra, rb) < x.settings.MinBands {
+				if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
 					continue
 				}
 				if sim := estimateJaccard(ra.sig, rb.sig); sim >= q.minSim {
@@ -297,17 +298,6 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 		}
 	}
 	return nil
-}
-
-// sharedBands returns the number of bands a and b share.
-func sharedBands(a, b *record) int {
-	n := 0
-	for i := range a.bands {
-		if a.bands[i] == b.bands[i] {
-			n++
-		}
-	}
-	return n
 }
 
 // sharesBandBefore reports whether a and b share a band before band.

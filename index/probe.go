@@ -110,13 +110,7 @@ func (m *Matcher) Match(q, d *Probe) (Match, bool) {
 	// the MinHash bands or the set postings, as in find.
 	candidate := (fpRule && dist <= m.q.maxDist) || exact
 	if !candidate && m.q.minSim > 0 && len(q.p.bands) > 0 && len(d.p.bands) == len(q.p.bands) {
-		shared := 0
-		for i, h := range q.p.bands {
-			if d.p.bands[i] == h {
-				shared++
-			}
-		}
-		candidate = shared >= max(x.settings.MinBands, 1)
+		candidate = shingle.SharedBands(q.p.bands, d.p.bands) >= max(x.settings.MinBands, 1)
 	}
 	if !candidate && x.lay.sets && q.p.text && len(q.p.set) > 0 {
 		candidate = shingle.Intersection(q.p.set, d.p.set) >= x.minShared()

@@ -164,9 +164,10 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 }
 
 // DefaultMinSimilarity is the similarity threshold of queries on an index
-// with MinHash when QueryOptions.MinSimilarity is zero. On the ground truth
-// of docs/benchmarks.md it gives the highest F1 for pairs with Jaccard
-// similarity >= 0.8 on every corpus measured but one.
+// with MinHash when QueryOptions.MinSimilarity is zero. Under the default
+// query's rule (within MaxDistance or sharing a band) it gives the highest
+// F1 for pairs with Jaccard similarity >= 0.8 on every corpus of the
+// ground truth of docs/benchmarks.md.
 const DefaultMinSimilarity = 0.6
 
 // NoMinSimilarity in QueryOptions.MinSimilarity asks an index with MinHash

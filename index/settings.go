@@ -34,10 +34,10 @@ type Settings struct {
 	// library's answers), and never there with the set methods
 	// (MethodNshash, MethodShort), which have their own postings. After
 	// normalization (DefaultSettings, Index.Settings) MinHash reports
-	// whether the index has the layer. It costs 8*(MinHashK+Bands) bytes per document plus the
-	// band postings: about 8x the disk of an index without it, and about
-	// 2x the indexing time (see docs/benchmarks.md, which also gives the
-	// accuracy figures that made it the default).
+	// whether the index has the layer. It costs 8*(MinHashK+Bands) bytes
+	// per document plus the band postings: about 8x the disk of an index
+	// without it, and 1.7 to 2x the indexing time (see docs/benchmarks.md,
+	// which also gives the accuracy figures that made it the default).
 	MinHash bool `json:"minhash"`
 
 	// NoMinHash leaves out the MinHash layer: queries then find documents

@@ -391,17 +391,16 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
 				continue
 			}
 			for i, h := range r.bands {
-				ops = append(ops, postingOp{key: string(bandKey(i, h)), n: c.n, del: r == c.old,
-					new: f != nil && r == c.new && !f.has(i, h)})
-			}
-		}
-	}
-	if f != nil {
-		// Before the commit that makes the postings visible; after the
-		// checks above, which must see the filter as the bucket is.
-		for _, op := range ops {
-			if !op.del {
-				f.add(int(op.key[0]), binary.BigEndian.Uint64([]byte(op.key[1:])))
+				op := postingOp{key: string(bandKey(i, h)), n: c.n, del: r == c.old}
+				if f != nil && r == c.new {
+					// A key the filter has never seen has no posting. It
+					// goes into the filter before the commit that makes
+					// its posting visible; a second add of it in this
+					// commit then reads the (absent) posting, as it must.
+					op.new = !f.has(i, h)
+					f.add(i, h)
+				}
+				ops = append(ops, op)
 			}
 		}
 	}

@@ -155,6 +155,19 @@ func Estimate(a, b []uint64) float64 {
 	return float64(n) / float64(len(a))
 }
 
+// SharedBands returns the number of bands in which the band hash lists a
+// and b (of AppendBands) agree, comparing the first min(len(a), len(b)).
+// Two documents sharing a band are LSH candidates. Cost: O(len(a)).
+func SharedBands(a, b []uint64) int {
+	n := 0
+	for i := range min(len(a), len(b)) {
+		if a[i] == b[i] {
+			n++
+		}
+	}
+	return n
+}
+
 // AppendBands appends to dst one hash for each of bands bands of rows
 // consecutive signature values (Broder's supershingles): two documents that
 // share a band hash agree on all its rows. The band number is part of the

@@ -100,3 +100,19 @@ func TestMinHashEdges(t *testing.T) {
 		t.Error("equal rows in different bands must hash differently")
 	}
 }
+
+func TestSharedBands(t *testing.T) {
+	for _, c := range []struct {
+		a, b []uint64
+		want int
+	}{
+		{[]uint64{1, 2, 3}, []uint64{1, 5, 3}, 2},
+		{[]uint64{1, 2, 3}, []uint64{4, 5, 6}, 0},
+		{[]uint64{1, 2}, []uint64{1, 2, 3}, 2}, // the shorter list
+		{nil, []uint64{1}, 0},
+	} {
+		if got := shingle.SharedBands(c.a, c.b); got != c.want {
+			t.Errorf("SharedBands(%v, %v) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -211,11 +211,11 @@ func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kind
 			edit: ed, rate: rate,
 			jaccard:  shingle.Jaccard(a.set, b.set),
 			distance: bits.OnesCount64(a.fp ^ b.fp),
-			band:     shareBand(a.bands, b.bands),
+			band:     shingle.SharedBands(a.bands, b.bands) > 0,
 		}
 		if a.sig != nil {
 			// The rule of a default query (index.QueryOptions).
-			cand := p.distance <= k || sharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
+			cand := p.distance <= k || shingle.SharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
 			p.found = cand && shingle.Estimate(a.sig, b.sig) >= index.DefaultMinSimilarity
 		}
 		return p
@@ -371,16 +371,4 @@ func (r *benchResult) write(w *output, byEdit bool) {
 		}
 		w.row(cells...)
 	}
-}
-
-// sharedBands returns the number of bands in which two band hash lists
-// agree.
-func sharedBands(a, b []uint64) int {
-	n := 0
-	for i := range min(len(a), len(b)) {
-		if a[i] == b[i] {
-			n++
-		}
-	}
-	return n
 }

@@ -112,7 +112,7 @@ Example:
 					}
 					defer os.RemoveAll(dir)
 					path = filepath.Join(dir, "index.db")
-					if q.fs.Changed("min-similarity") && q.minSimilarity > 0 {
+					if q.threshold() {
 						if s == nil {
 							s = &index.Settings{}
 						}

@@ -73,7 +73,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			if q.fs.Changed("min-similarity") && opts.MinSimilarity > 0 && len(fps) > 0 {
+			if q.threshold() && len(fps) > 0 {
 				return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
 			}
 			con := &console{w: e.stderr, cmd: "query"}
@@ -82,7 +82,7 @@ Example:
 				if r, err = newReader(args, in, e.stdin, con); err != nil {
 					return err
 				}
-				if q.fs.Changed("min-similarity") && opts.MinSimilarity > 0 && r.hasFormat(inputHashes) {
+				if q.threshold() && r.hasFormat(inputHashes) {
 					return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
 				}
 			}
@@ -200,6 +200,13 @@ func (q *queryFlags) add(fs *pflag.FlagSet, limit bool) {
 	}
 }
 
+// threshold reports whether a similarity threshold above 0 was asked for
+// (--min-similarity given): it needs the MinHash layer and text, where the
+// index's default threshold gives way to the fingerprint rule.
+func (q *queryFlags) threshold() bool {
+	return q.fs.Changed("min-similarity") && q.minSimilarity > 0
+}
+
 // check validates the flags without an index.
 func (q *queryFlags) check() error {
 	if q.maxDistance < 0 || q.maxDistance > index.MaxMaxDistance {
@@ -238,7 +245,7 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 			opts.MaxDistance = index.ZeroDistance
 		}
 	}
-	if q.fs.Changed("min-similarity") && q.minSimilarity > 0 && !s.MinHash {
+	if q.threshold() && !s.MinHash {
 		return nil, usagef("--min-similarity needs the MinHash layer, and %s was created without it (--no-minhash, or a method without it)", x.Path())
 	}
 	return opts, nil

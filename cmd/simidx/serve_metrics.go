@@ -181,6 +181,10 @@ func (m *metrics) write(w io.Writer, s *server) {
 	counter := func(name, help string, v int64) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s counter\n%s %d\n", name, help, name, name, v)
 	}
+	histo := func(name, help string, h *histogram) {
+		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
+		h.write(w, name, "")
+	}
 	gauge("simidx_documents", "Documents in the index, those journaled and not yet committed included.", s.ov.snapshot().documents())
 	var size int64
 	if fi, err := os.Stat(s.db); err == nil {
@@ -193,12 +197,8 @@ func (m *metrics) write(w io.Writer, s *server) {
 	counter("simidx_documents_deleted_total", "Documents deleted since the server started.", m.deleted.Load())
 	counter("simidx_commits_total", "Group commits: appends of a group of operations to the journal, each with one fdatasync.", m.commits.Load())
 	counter("simidx_commit_errors_total", "Group commits that failed (their requests were answered 500).", m.commitErrors.Load())
-	fmt.Fprintln(w, "# HELP simidx_commit_duration_seconds Time of a group commit: the journal write and its fdatasync.")
-	fmt.Fprintln(w, "# TYPE simidx_commit_duration_seconds histogram")
-	m.commitTime.write(w, "simidx_commit_duration_seconds", "")
-	fmt.Fprintln(w, "# HELP simidx_commit_documents Operations (adds and deletes) per group commit.")
-	fmt.Fprintln(w, "# TYPE simidx_commit_documents histogram")
-	m.groupSize.write(w, "simidx_commit_documents", "")
+	histo("simidx_commit_duration_seconds", "Time of a group commit: the journal write and its fdatasync.", m.commitTime)
+	histo("simidx_commit_documents", "Operations (adds and deletes) per group commit.", m.groupSize)
 	v := s.ov.snapshot()
 	gauge("simidx_journal_pending_operations", "Journaled operations not yet committed to the index (queries see them).", v.len())
 	lag := 0.0
@@ -218,12 +218,8 @@ func (m *metrics) write(w io.Writer, s *server) {
 	counter("simidx_applies_total", "Commits of journaled operations to the index.", m.applies.Load())
 	counter("simidx_apply_errors_total", "Commits of journaled operations to the index that failed (retried; the operations stay journaled).", m.applyErrors.Load())
 	counter("simidx_applied_operations_total", "Journaled operations committed to the index.", m.appliedOps.Load())
-	fmt.Fprintln(w, "# HELP simidx_apply_duration_seconds Time of a commit of journaled operations to the index, fsync included.")
-	fmt.Fprintln(w, "# TYPE simidx_apply_duration_seconds histogram")
-	m.applyTime.write(w, "simidx_apply_duration_seconds", "")
-	fmt.Fprintln(w, "# HELP simidx_apply_operations Operations per commit of the journal to the index.")
-	fmt.Fprintln(w, "# TYPE simidx_apply_operations histogram")
-	m.applySize.write(w, "simidx_apply_operations", "")
+	histo("simidx_apply_duration_seconds", "Time of a commit of journaled operations to the index, fsync included.", m.applyTime)
+	histo("simidx_apply_operations", "Operations per commit of the journal to the index.", m.applySize)
 	gauge("simidx_uptime_seconds", "Seconds since the server started.", strconv.FormatFloat(time.Since(m.start).Seconds(), 'f', 3, 64))
 }
 

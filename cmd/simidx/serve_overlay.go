@@ -41,7 +41,8 @@ type overlay struct {
 // with an index of them in chunks (see ovChunk).
 type overlayView struct {
 	ops    []*pendingOp
-	chunks []*ovChunk // cover ops, in order
+	extra  int        // operations after ops, in the last chunks alone (views made by with)
+	chunks []*ovChunk // cover ops and the extra operations, in order
 	base   int        // documents in the index without ops
 	net    int        // the sum of the ops' net
 }
@@ -128,15 +129,16 @@ func (o *overlay) close() {
 }
 
 // len returns the number of operations in the view.
-func (v *overlayView) len() int { return len(v.ops) }
+func (v *overlayView) len() int { return len(v.ops) + v.extra }
 
-// with returns a view of v followed by ops. Cost: O(len(ops)) (the view's
-// operation list is shared when it has room, else copied).
+// with returns a view of v followed by ops, for the writer's checks of a
+// group not yet published: ops are in its last chunk, not in its
+// operation list (which the view shares with v). Cost: O(len(ops)).
 func (v *overlayView) with(ops []*pendingOp) *overlayView {
 	if len(ops) == 0 {
 		return v
 	}
-	w := &overlayView{ops: append(slices.Clip(v.ops), ops...), base: v.base, net: v.net}
+	w := &overlayView{ops: v.ops, extra: v.extra + len(ops), base: v.base, net: v.net}
 	w.chunks = append(slices.Clip(v.chunks), newChunk(ops))
 	for _, op := range ops {
 		w.net += op.net

@@ -49,10 +49,15 @@ func TestOverlayChunks(t *testing.T) {
 			o := newOverlay(0)
 			var seq []*pendingOp
 			matched := 0
+			var extra []*pendingOp // operations a view made by with adds
 			check := func(when string) {
 				t.Helper()
 				v := o.snapshot()
-				if n := len(v.ops); n > 0 && len(v.chunks) > 2*bits.Len(uint(n))+2 {
+				all := append(slices.Clip(v.ops), extra...)
+				if n := len(all); n != v.len() {
+					t.Errorf("%s: len %d, want %d", when, v.len(), n)
+				}
+				if n := len(all); n > 0 && len(v.chunks) > 2*bits.Len(uint(n))+2 {
 					t.Errorf("%s: %d chunks for %d operations", when, len(v.chunks), n)
 				}
 				for _, opts := range []index.QueryOptions{{}, {MinSimilarity: index.NoMinSimilarity}, {MaxDistance: 1}} {
@@ -71,11 +76,11 @@ func TestOverlayChunks(t *testing.T) {
 						q := probe(text)
 						got := v.matches(m, &q, "")
 						var want []index.Match
-						for i, op := range v.ops {
+						for i, op := range all {
 							if op.del {
 								continue
 							}
-							later := slices.ContainsFunc(v.ops[i+1:], func(p *pendingOp) bool { return p.id == op.id })
+							later := slices.ContainsFunc(all[i+1:], func(p *pendingOp) bool { return p.id == op.id })
 							if r, ok := m.Match(&q, &op.probe); ok && !later {
 								r.ID = op.id
 								want = append(want, r)
@@ -93,7 +98,7 @@ func TestOverlayChunks(t *testing.T) {
 				for id := range 40 {
 					name := fmt.Sprint("d", id)
 					var want *pendingOp
-					for _, op := range v.ops {
+					for _, op := range all {
 						if op.id == name {
 							want = op
 						}
@@ -126,7 +131,7 @@ func TestOverlayChunks(t *testing.T) {
 			o.drop(seq[len(seq)/2].seq, 0)
 			check("after a drop")
 			// A view extended by with, as the writer's checks see it.
-			extra := []*pendingOp{{id: "d1", text: []byte(pool[0]), probe: probe(pool[0]), net: 0}}
+			extra = []*pendingOp{{id: "d1", text: []byte(pool[0]), probe: probe(pool[0]), net: 0}}
 			o.view.Store(o.snapshot().with(extra))
 			check("extended by with")
 			if matched == 0 {

@@ -298,13 +298,3 @@ func (w *writer) exists(v *overlayView, id string) (bool, error) {
 	}
 	return err == nil, err
 }
-
-// shareBand reports whether two band hash lists agree in some band.
-func shareBand(a, b []uint64) bool {
-	for i := range min(len(a), len(b)) {
-		if a[i] == b[i] {
-			return true
-		}
-	}
-	return false
-}
