@@ -110,8 +110,13 @@ func (x *Index) rebuildBandFilter(capacity int64) error {
 	}
 	capacity = max(capacity, 3*int64(x.settings.Bands)*x.count.Load()/2)
 	var f *bandFilter
-	err := x.db.View(func(tx *bolt.Tx) error {
+	err := x.view(func(tx *bolt.Tx) error {
 		f = buildBandFilter(tx, capacity)
+		for _, r := range x.recentLevels() {
+			for _, k := range r.keys() {
+				f.add(int(k.b), k.h)
+			}
+		}
 		return nil
 	})
 	if err != nil {

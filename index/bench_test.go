@@ -147,12 +147,21 @@ func BenchmarkPairs(b *testing.B) {
 	}
 }
 
-// textIndexes are the index configurations of the text benchmarks: with
-// the MinHash layer, with it and the band filter, and without it.
-var textIndexes = []struct {
+// textIndex is an index configuration of the text benchmarks.
+type textIndex struct {
 	name       string
 	mh, filter bool
-}{{"minhash", true, false}, {"minhash+filter", true, true}, {"no-minhash", false, false}}
+	recent     int // Options.RecentBands
+}
+
+// textIndexes are the index configurations of the text benchmarks: with
+// the MinHash layer, with it and the band filter, with both and a band
+// merge after every commit (every posting written at once, as before the
+// in-memory level), and without the layer.
+var textIndexes = []textIndex{
+	{"minhash", true, false, 0}, {"minhash+filter", true, true, 0},
+	{"minhash+filter+merge", true, true, -1}, {"no-minhash", false, false, 0},
+}
 
 // benchTexts is the number of texts in the indexes of the text
 // benchmarks: SIMIDX_BENCH_TEXTS, default 10,000.
@@ -166,10 +175,7 @@ func benchTexts() int {
 // textBench returns a generator of texts of 30 to 80 words drawn from the
 // licence texts, and an index of config cf holding benchN() precomputed
 // fingerprints and benchTexts() such texts.
-func textBench(b *testing.B, cf struct {
-	name       string
-	mh, filter bool
-}) (func() []byte, *index.Index) {
+func textBench(b *testing.B, cf textIndex) (func() []byte, *index.Index) {
 	b.Helper()
 	lic, err := filepath.Glob("../testdata/licenses/*.txt")
 	if err != nil || len(lic) == 0 {
@@ -192,7 +198,7 @@ func textBench(b *testing.B, cf struct {
 		return []byte(strings.Join(ws, " "))
 	}
 	c := benchCorpus(benchN())
-	x, err := index.Open(filepath.Join(b.TempDir(), "t.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter,
+	x, err := index.Open(filepath.Join(b.TempDir(), "t.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter, RecentBands: cf.recent,
 		Settings: &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !cf.mh}})
 	if err != nil {
 		b.Fatal(err)

@@ -41,7 +41,7 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 	}
 	q.limit = 0
 	var clusters []Cluster
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		parent := make([]uint32, m.next)
 		for i := range parent {
@@ -132,7 +132,7 @@ func (x *Index) SimilarID(id string) (string, error) {
 		return "", err
 	}
 	rep := id
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		n, r, err := x.lookup(tx, id, true)
 		if err != nil {
 			return err

@@ -27,7 +27,7 @@ func (x *Index) Get(id string) (Document, error) {
 		return Document{}, err
 	}
 	var d Document
-	err := x.db.View(func(tx *bolt.Tx) error {
+	err := x.view(func(tx *bolt.Tx) error {
 		_, r, err := x.lookup(tx, id, false)
 		if err != nil {
 			return err

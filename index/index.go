@@ -30,6 +30,15 @@ type Index struct {
 	// and while a Load writes.
 	filter    atomic.Pointer[bandFilter]
 	useFilter bool // Options.BandFilter, with MinHash
+
+	// The in-memory band levels of an index with MinHash (recentBands):
+	// rcur is the current level, rold the one the last merge moved into
+	// the bucket, kept until no reader of an older snapshot is left.
+	// Every read transaction holds readers (read) from before it begins
+	// until it ends; a merge retires rold only with readers.TryLock.
+	rcur, rold atomic.Pointer[recentBands]
+	readers    sync.RWMutex
+	recentMax  int // Options.RecentBands
 }
 
 // Doc is a document to add: an external ID and its text. Precomputed

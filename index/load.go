@@ -306,6 +306,7 @@ func (l *loader) commitBatch() error {
 		return boltErr(err)
 	}
 	x.count.Store(count)
+	_ = x.maybeMergeBands() // retried by the next commit if it fails
 	l.st.Committed += int64(len(l.batch))
 	l.st.Replaced += rep
 	l.st.ExactDuplicates += ex
@@ -351,7 +352,7 @@ func (l *loader) phase1() error {
 			}
 		}
 		if len(chs) > 0 && x.settings.MinHash {
-			if err := x.applyBands(tx, chs); err != nil {
+			if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
 				return err
 			}
 		}
@@ -483,7 +484,7 @@ func (l *loader) phase2() error {
 		}
 	}
 	next := l.base + uint32(len(l.fps))
-	if err := w.commit(meta{next: next, count: live}); err != nil {
+	if err := w.commit(meta{next: next, count: live, bandsFrom: next}); err != nil {
 		return err
 	}
 	ok = true
@@ -583,7 +584,7 @@ func (w *bulkWriter) drop(n uint32) error {
 		return err
 	}
 	if w.x.settings.MinHash && r.text {
-		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}); err != nil {
+		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}, ^uint32(0)); err != nil {
 			return err
 		}
 	}

@@ -27,10 +27,11 @@ var (
 	// table number (2 bytes) followed by the group's prefix.
 	bucketTables = []byte("tables")
 
-	keyVersion  = []byte("version")
-	keySettings = []byte("settings")
-	keyNext     = []byte("next")  // next document number: documents at or above it are not committed
-	keyCount    = []byte("count") // number of committed documents
+	keyVersion   = []byte("version")
+	keySettings  = []byte("settings")
+	keyNext      = []byte("next")      // next document number: documents at or above it are not committed
+	keyCount     = []byte("count")     // number of committed documents
+	keyBandsFrom = []byte("bandsfrom") // band watermark (schema 2, MinHash only): see meta.bandsFrom
 
 	// bucketLoading exists while a bulk load writes uncommitted documents.
 	// (A bucket in the root rather than a key in meta: readers check it
@@ -95,7 +96,7 @@ func Open(path string, opts *Options) (*Index, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	x := &Index{db: db, path: path, readOnly: opts.ReadOnly}
+	x := &Index{db: db, path: path, readOnly: opts.ReadOnly, recentMax: opts.RecentBands}
 	if err := x.init(want, opts.Settings); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -221,7 +222,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 				st = want
 				return create(tx, st)
 			}
-			return nil
+			return upgrade(tx)
 		})
 	}
 	if err != nil {
@@ -238,7 +239,19 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
 	x.lay = layout{k: st.MinHashK, bands: st.Bands, sets: st.Text.Method.IsSet()}
 	if !x.readOnly {
-		return x.recover()
+		if err := x.recover(); err != nil {
+			return err
+		}
+	}
+	if x.settings.MinHash {
+		err := x.db.View(func(tx *bolt.Tx) error {
+			r, err := x.buildRecent(tx, x.readMeta(tx).bandsFrom)
+			x.rcur.Store(r)
+			return err
+		})
+		if err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -313,4 +326,22 @@ func (x *Index) recover() error {
 		m.loading = false
 		return x.writeMeta(tx, m)
 	})
+}
+
+// upgrade rewrites a schema 1 file as schema 2 when it is opened for
+// writing. Schema 2 adds the band watermark (meta key bandsfrom) of an
+// index with MinHash; in a schema 1 file every band posting is in the
+// bucket, which is the watermark at the next document number, the value
+// readMeta gives when the key is absent. writeMeta writes it from then on.
+func upgrade(tx *bolt.Tx) error {
+	mb := tx.Bucket(bucketMeta)
+	if binary.BigEndian.Uint32(mb.Get(keyVersion)) >= 2 {
+		return nil
+	}
+	if next := mb.Get(keyNext); len(next) == 4 && tx.Bucket(bucketBands) != nil {
+		if err := mb.Put(keyBandsFrom, append([]byte(nil), next...)); err != nil {
+			return err
+		}
+	}
+	return mb.Put(keyVersion, binary.BigEndian.AppendUint32(nil, 2))
 }

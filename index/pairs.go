@@ -52,7 +52,7 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 	if err != nil {
 		return err
 	}
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		docs := tx.Bucket(bucketDocs)
 		sent := 0
 		return x.pairs(ctx, tx, q, func(a, b uint32, d int, sim float64) error {
@@ -249,50 +249,95 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fun
 // and reach q.minSim, each from the first band they share.
 func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
 	docs := tx.Bucket(bucketDocs)
-	c := tx.Bucket(bucketBands).Cursor()
+	bb := tx.Bucket(bucketBands)
+	c := bb.Cursor()
+	lv := x.recentLevels()
+	dc := docs.Cursor()
 	var recs []record
 	var nums []uint32
 	postings := 0
-	for key, v := c.First(); key != nil; key, v = c.Next() {
+	// The documents of one band key: those of its posting in the bucket,
+	// and those of the in-memory levels (verified).
+	group := func(band int, h uint64, posting []byte) error {
 		if postings++; postings%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		var bm roaring.Bitmap
-		if _, err := bm.FromBuffer(v); err != nil {
-			return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+		nums = nums[:0]
+		if posting != nil {
+			var bm roaring.Bitmap
+			if _, err := bm.FromBuffer(posting); err != nil {
+				return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+			}
+			for n := range roaring.Values(&bm) {
+				nums = append(nums, n)
+			}
 		}
-		if bm.GetCardinality() < 2 || len(key) != 9 {
-			continue
+		if lv[0] != nil {
+			for _, n := range x.recentDocs(nil, lv, dc, band, h) {
+				if !containsDoc(nums, n) {
+					nums = append(nums, n)
+				}
+			}
 		}
-		band := int(key[0])
-		recs, nums = recs[:0], nums[:0]
-		for n := range roaring.Values(&bm) {
+		if len(nums) < 2 {
+			return nil
+		}
+		recs = recs[:0]
+		for _, n := range nums {
 			r, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return err
 			}
 			recs = append(recs, r)
-			nums = append(nums, n)
 		}
-		for a := range recs {
-			for b := a + 1; b < len(recs); b++ {
-				ra, rb := &recs[a], &recs[b]
-				d := bits.OnesCount64(ra.fp ^ rb.fp)
-				if d <= q.maxDist {
-					continue // reported from the tables
-				}
-				if sharesBandBefore(ra, rb, band) {
-					continue // reported from an earlier band
-				}
-				if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
-					continue
-				}
-				if sim := estimateJaccard(ra.sig, rb.sig); sim >= q.minSim {
-					if err := fn(nums[a], nums[b], d, sim); err != nil {
-						return err
-					}
+		return x.bandGroupPairs(band, recs, nums, q, fn)
+	}
+	for key, v := c.First(); key != nil; key, v = c.Next() {
+		if len(key) != 9 {
+			continue
+		}
+		if err := group(int(key[0]), binary.BigEndian.Uint64(key[1:]), v); err != nil {
+			return err
+		}
+	}
+	// The keys of the in-memory levels that have no posting in the bucket.
+	seen := make(map[recentKey]bool)
+	for _, r := range lv {
+		for _, k := range r.keys() {
+			if seen[k] || bb.Get(bandKey(int(k.b), k.h)) != nil {
+				continue
+			}
+			seen[k] = true
+			if err := group(int(k.b), k.h, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bandGroupPairs reports the pairs of the documents recs (numbered nums)
+// that share band, beyond q.maxDist, not sharing an earlier band, and
+// within q's similarity.
+func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+	for a := range recs {
+		for b := a + 1; b < len(recs); b++ {
+			ra, rb := &recs[a], &recs[b]
+			d := bits.OnesCount64(ra.fp ^ rb.fp)
+			if d <= q.maxDist {
+				continue // reported from the tables
+			}
+			if sharesBandBefore(ra, rb, band) {
+				continue // reported from an earlier band
+			}
+			if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
+				continue
+			}
+			if sim := estimateJaccard(ra.sig, rb.sig); sim >= q.minSim {
+				if err := fn(nums[a], nums[b], d, sim); err != nil {
+					return err
 				}
 			}
 		}

@@ -47,7 +47,7 @@ func (x *Index) ProbeID(id string) (Probe, error) {
 		return Probe{}, err
 	}
 	var pr Probe
-	err := x.db.View(func(tx *bolt.Tx) error {
+	err := x.view(func(tx *bolt.Tx) error {
 		_, r, err := x.lookup(tx, id, true)
 		if err != nil {
 			return err
@@ -150,7 +150,7 @@ func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
 	}
 	q.fp = q.fp || p.byFP
 	var ms []Match
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		var err error
 		ms, err = x.search(tx, p.p, q)
 		return err

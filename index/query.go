@@ -98,7 +98,7 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	defer x.pool.Put(a)
 	an := a.analyze(text)
 	var ms []Match
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		var err error
 		ms, err = x.search(tx, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, self: -1}, q)
 		return err
@@ -125,7 +125,7 @@ func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error)
 	}
 	q.fp, q.minSim = true, 0
 	var ms []Match
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		var err error
 		ms, err = x.search(tx, probe{fp: fp, self: -1}, q)
 		return err
@@ -146,7 +146,7 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 		return nil, err
 	}
 	var ms []Match
-	err = x.db.View(func(tx *bolt.Tx) error {
+	err = x.view(func(tx *bolt.Tx) error {
 		n, r, err := x.lookup(tx, id, true)
 		if err != nil {
 			return err
@@ -295,19 +295,38 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		// new one each time.
 		bc := tx.Bucket(bucketBands).Cursor()
 		bf := x.filter.Load()
+		lv := x.recentLevels()
+		var rc *bolt.Cursor // of the docs bucket, for the in-memory level
 		var bms []*roaring.Bitmap
 		var bk [9]byte
+		var recent []uint32
 		for i, h := range pr.bands {
 			if bf != nil && !bf.has(i, h) {
 				continue // no stored document has this band
 			}
+			var b *roaring.Bitmap
 			bk[0] = byte(i)
 			binary.BigEndian.PutUint64(bk[1:], h)
 			if k, v := bc.Seek(bk[:]); v != nil && bytes.Equal(k, bk[:]) {
-				b := roaring.New()
+				b = roaring.New()
 				if _, err := b.FromBuffer(v); err != nil {
 					return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 				}
+			}
+			if lv[0] != nil {
+				if rc == nil {
+					rc = tx.Bucket(bucketDocs).Cursor()
+				}
+				if recent = x.recentDocs(recent[:0], lv, rc, i, h); len(recent) > 0 {
+					if b == nil {
+						b = roaring.New()
+					} else {
+						b = b.Clone() // FromBuffer's bitmap reads the page
+					}
+					b.AddMany(recent)
+				}
+			}
+			if b != nil {
 				bms = append(bms, b)
 			}
 		}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"os"
 
 	bolt "go.etcd.io/bbolt"
@@ -13,6 +14,11 @@ type Stats struct {
 
 	// SchemaVersion is the on-disk schema version.
 	SchemaVersion int `json:"schema_version"`
+
+	// RecentBands is, with MinHash, the number of document numbers from
+	// the band watermark on: the documents whose band postings are kept
+	// in memory until the next merge (Options.RecentBands).
+	RecentBands int `json:"recent_bands"`
 
 	// MaxDistance is k, the distance the tables are built for.
 	MaxDistance int `json:"max_distance"`
@@ -76,10 +82,14 @@ func (x *Index) Stats() (Stats, error) {
 		MinBands:      st.MinBands,
 		Method:        st.Text.Method,
 	}
-	err := x.db.View(func(tx *bolt.Tx) error {
+	err := x.view(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !m.loading {
 			s.Docs = int(m.count)
+		}
+		s.SchemaVersion = int(binary.BigEndian.Uint32(tx.Bucket(bucketMeta).Get(keyVersion)))
+		if st.MinHash {
+			s.RecentBands = int(m.next - m.bandsFrom)
 		}
 		s.FileBytes = tx.Size()
 		bs := tx.Bucket(bucketTables).Stats()

@@ -50,6 +50,9 @@ func (x *Index) Add(docs ...Doc) error {
 	// The documents are committed; if the larger filter cannot be built,
 	// the full one stays, correct but with more false positives.
 	_ = x.growBandFilter()
+	// A merge that fails leaves the level as it is; the next commit
+	// retries it.
+	_ = x.maybeMergeBands()
 	return nil
 }
 
@@ -165,6 +168,11 @@ type meta struct {
 	next    uint32 // next document number
 	count   int64  // committed documents
 	loading bool   // a bulk load is writing uncommitted documents
+	// bandsFrom is the band watermark of an index with MinHash: the
+	// postings of documents numbered from it on are not in the bands
+	// bucket but in the in-memory level (recentBands). Without the key (a
+	// schema 1 file) it is next.
+	bandsFrom uint32
 }
 
 func (x *Index) readMeta(tx *bolt.Tx) meta {
@@ -177,6 +185,10 @@ func (x *Index) readMeta(tx *bolt.Tx) meta {
 		m.count = int64(binary.BigEndian.Uint64(v))
 	}
 	m.loading = loading(tx)
+	m.bandsFrom = m.next
+	if v := mb.Get(keyBandsFrom); len(v) == 4 {
+		m.bandsFrom = binary.BigEndian.Uint32(v)
+	}
 	return m
 }
 
@@ -187,6 +199,11 @@ func (x *Index) writeMeta(tx *bolt.Tx, m meta) error {
 	}
 	if err := mb.Put(keyCount, binary.BigEndian.AppendUint64(nil, uint64(m.count))); err != nil {
 		return err
+	}
+	if x.settings.MinHash {
+		if err := mb.Put(keyBandsFrom, binary.BigEndian.AppendUint32(nil, m.bandsFrom)); err != nil {
+			return err
+		}
 	}
 	switch {
 	case m.loading && !loading(tx):
@@ -361,7 +378,11 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		}
 	}
 	if x.settings.MinHash {
-		if err := x.applyBands(tx, chs); err != nil {
+		w := ^uint32(0) // every posting in the bucket
+		if x.rcur.Load() != nil {
+			w = x.readMeta(tx).bandsFrom
+		}
+		if err := x.applyBands(tx, chs, w); err != nil {
 			return err
 		}
 	}
@@ -381,11 +402,26 @@ type postingOp struct {
 	new bool
 }
 
-// applyBands updates the band postings for chs.
-func (x *Index) applyBands(tx *bolt.Tx, chs []change) error {
+// applyBands updates the band postings for chs: those of documents
+// numbered below w in the bands bucket, and for the others (the documents
+// at or above the band watermark) the current in-memory level, which is
+// given their new bands (see recentBands).
+func (x *Index) applyBands(tx *bolt.Tx, chs []change, w uint32) error {
 	var ops []postingOp
 	f := x.filter.Load()
+	cur := x.rcur.Load()
 	for _, c := range chs {
+		if c.n >= w {
+			if r := c.new; r != nil && r.text {
+				for i, h := range r.bands {
+					if f != nil {
+						f.add(i, h)
+					}
+				}
+				cur.add(c.n, r.bands)
+			}
+			continue
+		}
 		for _, r := range [2]*record{c.old, c.new} {
 			if r == nil || !r.text {
 				continue

@@ -102,6 +102,7 @@ func statsRows(r statsRecord) [][2]string {
 		rows = append(rows,
 			[2]string{"minhash values", strconv.Itoa(s.MinHashK)},
 			[2]string{"bands", strconv.Itoa(s.Bands)},
+			[2]string{"recent band documents", strconv.Itoa(s.RecentBands)},
 		)
 	}
 	rows = append(rows,

@@ -1,0 +1,243 @@
+package index
+
+import (
+	"encoding/binary"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// recentBands is the in-memory level of the band postings: the band keys of
+// the documents numbered from the index's band watermark (meta key
+// "bandsfrom") on, whose postings are not in the bands bucket yet. An online
+// add writes a new document's bands there and into its record only; a
+// merge (mergeBands) moves them into the bucket in one sorted pass, which
+// rewrites each page of the bucket once instead of once per commit. The
+// level is rebuilt from the records at Open.
+//
+// The level is a superset: it gains entries before the commit that makes
+// them visible and keeps those of documents since replaced or deleted.
+// Readers verify every entry against the document's record in their
+// transaction (recentDocs).
+type recentBands struct {
+	mu   sync.RWMutex
+	one  map[recentKey]uint32   // the first document of each key
+	more map[recentKey][]uint32 // the further documents of keys with more than one
+	docs int                    // documents added
+}
+
+// recentKey is a band number and band hash.
+type recentKey struct {
+	h uint64
+	b uint8
+}
+
+func newRecentBands() *recentBands {
+	return &recentBands{one: make(map[recentKey]uint32), more: make(map[recentKey][]uint32)}
+}
+
+// add adds document n under each of its bands. It costs a map insertion
+// per band.
+func (r *recentBands) add(n uint32, bands []uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs++
+	for i, h := range bands {
+		k := recentKey{h: h, b: uint8(i)}
+		if first, ok := r.one[k]; !ok {
+			r.one[k] = n
+		} else if first != n && !containsDoc(r.more[k], n) {
+			r.more[k] = append(r.more[k], n)
+		}
+	}
+}
+
+func containsDoc(ns []uint32, n uint32) bool {
+	for _, m := range ns {
+		if m == n {
+			return true
+		}
+	}
+	return false
+}
+
+// appendDocs appends to dst the documents of band b with hash h, unverified.
+func (r *recentBands) appendDocs(dst []uint32, b int, h uint64) []uint32 {
+	if r == nil {
+		return dst
+	}
+	k := recentKey{h: h, b: uint8(b)}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if n, ok := r.one[k]; ok {
+		dst = append(dst, n)
+		dst = append(dst, r.more[k]...)
+	}
+	return dst
+}
+
+// keys returns every key of the level.
+func (r *recentBands) keys() []recentKey {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	ks := make([]recentKey, 0, len(r.one))
+	for k := range r.one {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+// size returns the number of documents added.
+func (r *recentBands) size() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.docs
+}
+
+// levels are the in-memory band levels a reader consults: the current
+// one and, until no reader of a snapshot older than the last merge is
+// left, the one that merge moved into the bucket.
+type levels [2]*recentBands
+
+// recentLevels returns the levels for a read transaction. The caller holds
+// x.readers (read) from before it began the transaction until it is done
+// with them: the level a merge retires stays until then. The current
+// level is loaded before the retiring one, which a merge stores first.
+func (x *Index) recentLevels() levels {
+	return levels{x.rcur.Load(), x.rold.Load()}
+}
+
+// view runs fn in a read transaction, with x.readers held (read) so that
+// the recent band levels fn may use outlive it.
+func (x *Index) view(fn func(*bolt.Tx) error) error {
+	x.readers.RLock()
+	defer x.readers.RUnlock()
+	return x.db.View(fn)
+}
+
+// recentDocs appends to dst the documents of band b with hash h in the
+// levels lv whose record in tx has that band: documents committed in tx's
+// snapshot, not replaced since. docs is a cursor of the docs bucket.
+func (x *Index) recentDocs(dst []uint32, lv levels, docs *bolt.Cursor, b int, h uint64) []uint32 {
+	start := len(dst)
+	for _, r := range lv {
+		dst = r.appendDocs(dst, b, h)
+	}
+	out := dst[:start]
+	var dk [4]byte
+	for _, n := range dst[start:] {
+		if containsDoc(out[start:], n) {
+			continue
+		}
+		key := binary.BigEndian.AppendUint32(dk[:0], n)
+		k, v := docs.Seek(key)
+		if string(k) != string(key) {
+			continue
+		}
+		if bh, ok := bandOf(v, x.lay, b); ok && bh == h {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// bandOf returns band b of record v, if it has text and bands.
+func bandOf(v []byte, l layout, b int) (uint64, bool) {
+	if len(v) < 9 || v[8] != flagText || b >= l.bands || textLen(v, l) < 0 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(v[9+8*(1+l.k+b):]), true
+}
+
+// buildRecent returns the level of the documents numbered from w on in tx.
+func (x *Index) buildRecent(tx *bolt.Tx, w uint32) (*recentBands, error) {
+	r := newRecentBands()
+	c := tx.Bucket(bucketDocs).Cursor()
+	for k, v := c.Seek(docKey(w)); k != nil; k, v = c.Next() {
+		if len(k) != 4 {
+			continue
+		}
+		if len(v) < 9 || v[8] != flagText {
+			continue
+		}
+		rec, err := decodeRecord(v, x.lay, true)
+		if err != nil {
+			return nil, err
+		}
+		r.add(binary.BigEndian.Uint32(k), rec.bands)
+	}
+	return r, nil
+}
+
+// recentLimit returns the number of documents the current level holds at
+// most before a merge: Options.RecentBands, or by default an eighth of the
+// index, at least 65,536.
+func (x *Index) recentLimit() int {
+	switch {
+	case x.recentMax > 0:
+		return x.recentMax
+	case x.recentMax < 0:
+		return 0
+	}
+	return max(1<<16, x.Len()/8)
+}
+
+// maybeMergeBands merges the current level into the bucket when it holds
+// more documents than recentLimit, and the level of the previous merge
+// can be retired. The caller holds x.wmu.
+func (x *Index) maybeMergeBands() error {
+	if !x.settings.MinHash || x.rcur.Load().size() <= x.recentLimit() {
+		return nil
+	}
+	if x.rold.Load() != nil {
+		// Readers of snapshots older than the last merge may still use
+		// it; a reader holds x.readers for its whole transaction.
+		if !x.readers.TryLock() {
+			return nil // the next commit tries again
+		}
+		x.rold.Store(nil)
+		x.readers.Unlock()
+	}
+	return x.mergeBands()
+}
+
+// mergeBands writes the band postings of every document numbered from the
+// watermark on into the bands bucket and moves the watermark to the next
+// document number, in one transaction; the current level then becomes the
+// retiring one. It costs a read of those records and a sorted update of
+// the bucket: about one rewrite of each of its pages. The caller holds
+// x.wmu, and x.rold is nil.
+func (x *Index) mergeBands() error {
+	err := x.db.Update(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		var chs []change
+		c := tx.Bucket(bucketDocs).Cursor()
+		for k, v := c.Seek(docKey(m.bandsFrom)); k != nil; k, v = c.Next() {
+			if len(k) != 4 || len(v) < 9 || v[8] != flagText {
+				continue
+			}
+			r, err := decodeRecord(v, x.lay, true)
+			if err != nil {
+				return err
+			}
+			chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &r})
+		}
+		if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
+			return err
+		}
+		m.bandsFrom = m.next
+		return x.writeMeta(tx, m)
+	})
+	if err != nil {
+		return boltErr(err)
+	}
+	x.rold.Store(x.rcur.Load())
+	x.rcur.Store(newRecentBands())
+	return nil
+}

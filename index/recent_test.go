@@ -1,0 +1,292 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+// recentCorpus returns the licence texts and near copies of them (a word
+// changed here and there), shuffled.
+func recentCorpus(t *testing.T, rng *rand.Rand) []index.Doc {
+	var docs []index.Doc
+	for i, d := range licenseDocs(t) {
+		docs = append(docs, index.Doc{ID: d.id, Text: d.text})
+		if i%2 == 0 {
+			ws := strings.Fields(string(d.text))
+			for range 1 + rng.IntN(3) {
+				ws[rng.IntN(len(ws))] = words[rng.IntN(len(words))]
+			}
+			docs = append(docs, index.Doc{ID: d.id + "~copy", Text: []byte(strings.Join(ws, " "))})
+		}
+	}
+	rng.Shuffle(len(docs), func(i, j int) { docs[i], docs[j] = docs[j], docs[i] })
+	return docs
+}
+
+// answers returns the default query of every ID in ids and every pair of
+// x, as comparable strings.
+func answers(t *testing.T, x *index.Index, ids []string) []string {
+	t.Helper()
+	var out []string
+	for _, id := range ids {
+		ms, err := x.QueryID(id, nil)
+		if err != nil {
+			t.Fatalf("QueryID(%q): %v", id, err)
+		}
+		for _, m := range ms {
+			out = append(out, fmt.Sprintf("%s: %s %d %.4f", id, m.ID, m.Distance, m.Similarity))
+		}
+	}
+	var pairs []string
+	err := x.Pairs(context.Background(), nil, func(p index.Pair) error {
+		pairs = append(pairs, fmt.Sprintf("pair %s %s %d %.4f", p.A, p.B, p.Distance, p.Similarity))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(pairs)
+	return append(out, pairs...)
+}
+
+// TestRecentBands checks the in-memory band level against an index that
+// writes every band posting at each commit (RecentBands < 0): through
+// adds, replacements and deletes, merges at several sizes, the band filter
+// and a reopen (which rebuilds the level from the records), every query,
+// every pair and Check agree.
+func TestRecentBands(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(3, 4))
+	docs := recentCorpus(t, rng)
+	dir := t.TempDir()
+	configs := []struct {
+		name string
+		opts index.Options
+	}{
+		{"every commit", index.Options{RecentBands: -1}},
+		{"in memory", index.Options{RecentBands: 1 << 30}},
+		{"small level", index.Options{RecentBands: 5}},
+		{"small level, filter", index.Options{RecentBands: 9, BandFilter: true}},
+	}
+	xs := make([]*index.Index, len(configs))
+	open := func(i int) {
+		o := configs[i].opts
+		o.NoSync = true
+		x, err := index.Open(filepath.Join(dir, fmt.Sprint(i)), &o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		xs[i] = x
+	}
+	for i := range configs {
+		open(i)
+	}
+	defer func() {
+		for _, x := range xs {
+			x.Close()
+		}
+	}()
+	live := map[string]bool{}
+	compare := func(step string) {
+		t.Helper()
+		var ids []string
+		for id := range live {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		want := answers(t, xs[0], ids)
+		for i, x := range xs {
+			if err := x.Check(); err != nil {
+				t.Fatalf("%s, %s: Check: %v", step, configs[i].name, err)
+			}
+			if i == 0 {
+				continue
+			}
+			if got := answers(t, x, ids); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, %s: answers differ from %s:\ngot  %q\nwant %q", step, configs[i].name, configs[0].name, got, want)
+			}
+		}
+	}
+	pairs := 0
+	for step := 0; len(docs) > 0; step++ {
+		n := min(len(docs), 1+rng.IntN(8))
+		batch := docs[:n]
+		docs = docs[n:]
+		// Now and then a replacement: an ID stored before, with the text
+		// of another document.
+		if step%3 == 2 && len(live) > 0 {
+			for id := range live {
+				batch = append(batch, index.Doc{ID: id, Text: batch[0].Text})
+				break
+			}
+		}
+		for _, x := range xs {
+			if err := x.Add(batch...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range batch {
+			live[d.ID] = true
+		}
+		if step%4 == 3 {
+			var del []string
+			for id := range live {
+				if len(del) < 2 {
+					del = append(del, id)
+				}
+			}
+			for _, x := range xs {
+				if _, err := x.Delete(del...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, id := range del {
+				delete(live, id)
+			}
+		}
+		compare(fmt.Sprint("step ", step))
+		if step == 6 {
+			// A reopen rebuilds the level from the records.
+			for i := 1; i < len(xs); i++ {
+				xs[i].Close()
+				open(i)
+			}
+			compare("after reopen")
+		}
+	}
+	for _, a := range answers(t, xs[0], nil) {
+		if strings.HasPrefix(a, "pair ") {
+			pairs++
+		}
+	}
+	if pairs == 0 {
+		t.Fatal("no pairs: the test planted none")
+	}
+	st, err := xs[1].Stats()
+	if err != nil || st.RecentBands == 0 || st.SchemaVersion != index.SchemaVersion {
+		t.Fatalf("stats of the in-memory index: %+v, %v", st, err)
+	}
+	if st, _ := xs[0].Stats(); st.RecentBands != 0 {
+		t.Fatalf("the index that merges at every commit has %d recent documents", st.RecentBands)
+	}
+}
+
+// TestRecentBandsConcurrent queries while a writer adds and merges often:
+// a document whose add returned before a query began is found by it (an
+// exact copy always matches), whether its bands are in memory, in the
+// level a merge is retiring, or in the bucket.
+func TestRecentBandsConcurrent(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	docs := recentCorpus(t, rng)
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 4, BandFilter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var added atomic.Int64 // docs[:added] are committed
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 4)
+	for r := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rr := rand.New(rand.NewPCG(uint64(r), 9))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				n := int(added.Load())
+				if n == 0 {
+					continue
+				}
+				d := docs[rr.IntN(n)]
+				ms, err := x.Query(d.Text, nil)
+				if err != nil {
+					errs <- err
+					return
+				}
+				found := false
+				for _, m := range ms {
+					found = found || m.ID == d.ID
+				}
+				if !found {
+					errs <- fmt.Errorf("query of %q does not find it: %v", d.ID, ms)
+					return
+				}
+			}
+		}()
+	}
+	for i := range docs {
+		if err := x.Add(docs[i]); err != nil {
+			t.Fatal(err)
+		}
+		added.Store(int64(i + 1))
+	}
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUpgradeVersion1 opens a copy of the version 1 file for writing: it
+// becomes a version 2 file that still answers as before and takes adds.
+func TestUpgradeVersion1(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join("testdata", "v1.simidx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v1.simidx")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x, err := index.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(index.Doc{ID: "copy", Text: []byte("Пример текста, который будет добавлен в индекс после обновления версии файла.")}); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	x, err = index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := x.Stats()
+	if err != nil || st.SchemaVersion != 2 || st.Docs != 13 || st.RecentBands != 1 {
+		t.Fatalf("stats after the upgrade: %+v, %v", st, err)
+	}
+	ms, err := x.QueryID("fortune:ru/2001.06:78", &index.QueryOptions{MinSimilarity: 0.5})
+	if err != nil || len(ms) == 0 || ms[0].ID != "fortune:ru/2001.09:26" {
+		t.Fatalf("query of the upgraded file: %v, %v", ms, err)
+	}
+	ms, err = x.Query([]byte("Пример текста, который будет добавлен в индекс после обновления версии файла."), nil)
+	if err != nil || len(ms) != 1 || ms[0].ID != "copy" {
+		t.Fatalf("query of the document added after the upgrade: %v, %v", ms, err)
+	}
+}
