@@ -122,17 +122,7 @@ func TestGoldenLayout(t *testing.T) {
 // sample, MinHash on) and checks that it still reads: this version and
 // every later one must open it.
 func TestOpenVersion1(t *testing.T) {
-	// The file is frozen: -update does not rewrite it.
-	golden := filepath.Join("testdata", "v1.simidx")
-	tmp := filepath.Join(t.TempDir(), "v1.simidx")
-	b, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	x, err := index.Open(tmp, &index.Options{ReadOnly: true})
+	x, err := index.Open(v1Copy(t), &index.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,4 +142,19 @@ func TestOpenVersion1(t *testing.T) {
 	if err != nil || len(ms) == 0 || ms[0].ID != "fortune:ru/2001.09:26" {
 		t.Fatalf("query of the version 1 file: %v, %v", ms, err)
 	}
+}
+
+// v1Copy returns the path of a copy of testdata/v1.simidx, a file written
+// by schema version 1. The file is frozen: -update does not rewrite it.
+func v1Copy(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "v1.simidx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v1.simidx")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

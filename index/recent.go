@@ -163,16 +163,24 @@ func (x *Index) buildRecent(tx *bolt.Tx, w uint32) (*recentBands, error) {
 		if len(k) != 4 {
 			continue
 		}
-		if len(v) < 9 || v[8] != flagText {
-			continue
+		if bands := bandsOf(v, x.lay); bands != nil {
+			r.add(binary.BigEndian.Uint32(k), bands)
 		}
-		rec, err := decodeRecord(v, x.lay, true)
-		if err != nil {
-			return nil, err
-		}
-		r.add(binary.BigEndian.Uint32(k), rec.bands)
 	}
 	return r, nil
+}
+
+// bandsOf decodes only the bands of record v: nil for a record without
+// text (or too short to hold them).
+func bandsOf(v []byte, l layout) []uint64 {
+	if len(v) < 9 || v[8] != flagText || l.bands == 0 || textLen(v, l) < 0 {
+		return nil
+	}
+	bands := make([]uint64, l.bands)
+	for i := range bands {
+		bands[i] = binary.BigEndian.Uint64(v[9+8*(1+l.k+i):])
+	}
+	return bands
 }
 
 // recentLimit returns the number of documents the current level holds at
@@ -219,14 +227,13 @@ func (x *Index) mergeBands() error {
 		var chs []change
 		c := tx.Bucket(bucketDocs).Cursor()
 		for k, v := c.Seek(docKey(m.bandsFrom)); k != nil; k, v = c.Next() {
-			if len(k) != 4 || len(v) < 9 || v[8] != flagText {
+			if len(k) != 4 {
 				continue
 			}
-			r, err := decodeRecord(v, x.lay, true)
-			if err != nil {
-				return err
+			// applyBands reads only the bands of a new record.
+			if bands := bandsOf(v, x.lay); bands != nil {
+				chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &record{text: true, bands: bands}})
 			}
-			chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &r})
 		}
 		if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
 			return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"sort"
@@ -253,14 +252,7 @@ func TestRecentBandsConcurrent(t *testing.T) {
 // becomes a version 2 file that still answers as before and takes adds.
 func TestUpgradeVersion1(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("testdata", "v1.simidx"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "v1.simidx")
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := v1Copy(t)
 	x, err := index.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
