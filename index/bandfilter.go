@@ -9,9 +9,12 @@ import (
 )
 
 // bandFilter is an in-memory blocked Bloom filter of the keys of the bands
-// bucket (Options.BandFilter): a query skips the bbolt lookup of a band
-// hash the filter has never seen, which is most of them (a new document
-// shares few bands with the corpus). It never forgets a key: deleted
+// bucket and of the exact-text hashes of the exact bucket
+// (Options.BandFilter): a query skips the bbolt lookup of a band hash or
+// an exact hash the filter has never seen, which is most of them (a new
+// document shares few bands with the corpus, and is rarely an exact
+// copy). The exact hashes are the filter's pseudo-band exactBand. It never
+// forgets a key: deleted
 // postings only cost a lookup that finds nothing, until the next rebuild.
 // Bits are set atomically, so queries read the filter while a writer adds
 // to it, and a key is added before the transaction that writes it commits:
@@ -30,6 +33,10 @@ const (
 	filterBitsPerKey = 12   // about 1% false positives
 	filterProbes     = 7    // bits set per key, 9 bits of hash each
 	filterMinKeys    = 1024 // the smallest capacity
+
+	// exactBand is the band number under which the filter keeps the
+	// exact-text hashes; real bands are numbered from 0 to Bands-1 < 255.
+	exactBand = 255
 )
 
 // newBandFilter returns an empty filter for capacity keys.
@@ -83,32 +90,39 @@ func (f *bandFilter) has(i int, h uint64) bool {
 // full reports whether the filter holds more keys than it was made for.
 func (f *bandFilter) full() bool { return f.keys.Load() > f.limit }
 
-// buildBandFilter returns a filter of every key of the bands bucket in tx
-// with room for capacity keys. It costs a scan of the bucket's keys.
+// buildBandFilter returns a filter of every key of the bands bucket and
+// every hash of the exact bucket in tx, with room for capacity keys. It
+// costs a scan of the two buckets' keys.
 func buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 	f := newBandFilter(capacity)
-	bb := tx.Bucket(bucketBands)
-	if bb == nil {
-		return f
+	if bb := tx.Bucket(bucketBands); bb != nil {
+		c := bb.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) == 9 {
+				f.add(int(k[0]), binary.BigEndian.Uint64(k[1:]))
+			}
+		}
 	}
-	c := bb.Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		if len(k) == 9 {
-			f.add(int(k[0]), binary.BigEndian.Uint64(k[1:]))
+	if eb := tx.Bucket(bucketExact); eb != nil {
+		c := eb.Cursor()
+		for k, _ := c.First(); k != nil; k, _ = c.Next() {
+			if len(k) == 12 {
+				f.add(exactBand, binary.BigEndian.Uint64(k))
+			}
 		}
 	}
 	return f
 }
 
 // rebuildBandFilter replaces the band filter with one of every band
-// posting in the index, with room for at least capacity keys, or leaves it
-// off (nil) without Options.BandFilter. The caller holds x.wmu, or is
+// posting and exact hash in the index, with room for at least capacity
+// keys, or leaves it off (nil) without Options.BandFilter. The caller holds x.wmu, or is
 // Open: no write may commit during the scan.
 func (x *Index) rebuildBandFilter(capacity int64) error {
 	if !x.useFilter {
 		return nil
 	}
-	capacity = max(capacity, 3*int64(x.settings.Bands)*x.count.Load()/2)
+	capacity = max(capacity, 3*int64(x.filterKeysPerDoc())*x.count.Load()/2)
 	var f *bandFilter
 	err := x.view(func(tx *bolt.Tx) error {
 		f = buildBandFilter(tx, capacity)
@@ -124,6 +138,15 @@ func (x *Index) rebuildBandFilter(capacity int64) error {
 	}
 	x.filter.Store(f)
 	return nil
+}
+
+// filterKeysPerDoc returns the most keys a document puts in the band
+// filter: its bands, with MinHash, and its exact hash.
+func (x *Index) filterKeysPerDoc() int {
+	if x.settings.MinHash {
+		return x.settings.Bands + 1
+	}
+	return 1
 }
 
 // growBandFilter rebuilds the band filter twice as large when it holds

@@ -170,3 +170,110 @@ func TestBandFilterConcurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExactFilter checks the filter's exact hashes on indexes where an
+// exact copy is found only through them: a set method's query applies no
+// fingerprint rule, and a text without words of four letters has an empty
+// set. The filtered index must answer as the plain one, and find every
+// stored text, through adds that grow the filter, replaces, deletes, a
+// reopen and an incremental load; and a query that runs while another
+// goroutine adds must find every text whose Add returned.
+func TestExactFilter(t *testing.T) {
+	t.Parallel()
+	for _, method := range []index.Method{index.MethodShort, index.MethodNshash, index.MethodSimhash} {
+		t.Run(string(method), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			open := func(name string, filter bool) *index.Index {
+				x, err := index.Open(filepath.Join(dir, name), &index.Options{NoSync: true, BandFilter: filter,
+					Settings: &index.Settings{ExpectedDocs: 10_000, Text: index.TextSettings{Method: method}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return x
+			}
+			plain, filtered := open("plain.simidx", false), open("filtered.simidx", true)
+			defer func() { plain.Close(); filtered.Close() }()
+			text := func(i int) []byte { return fmt.Appendf(nil, "ab %d cd %d", i%7, i) }
+			for _, x := range []*index.Index{plain, filtered} {
+				for i := range 1500 { // the filter starts at room for 1024 keys
+					if err := x.Add(index.Doc{ID: fmt.Sprint("d", i), Text: text(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := x.Add(index.Doc{ID: "d3", Text: text(2000)}); err != nil { // a replace
+					t.Fatal(err)
+				}
+				if _, err := x.Delete("d4"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check := func(when string, n int) {
+				t.Helper()
+				for i := range n {
+					want, err1 := plain.Query(text(i), nil)
+					got, err2 := filtered.Query(text(i), nil)
+					if err1 != nil || err2 != nil || !slices.Equal(got, want) {
+						t.Fatalf("%s: query %q: filtered %v, %v; plain %v, %v", when, text(i), got, err2, want, err1)
+					}
+					// (With simhash a near text may match the two
+					// removed ones.)
+					if found, want := len(got) > 0, i != 3 && i != 4; found != want && (want || method != index.MethodSimhash) {
+						t.Fatalf("%s: query %q: %v", when, text(i), got)
+					}
+				}
+			}
+			check("after adds", 1500)
+			if err := filtered.Close(); err != nil {
+				t.Fatal(err)
+			}
+			filtered = open("filtered.simidx", true)
+			check("after a reopen", 1500)
+			more := func(yield func(index.Doc, error) bool) {
+				for i := 1500; i < 3000; i++ {
+					if !yield(index.Doc{ID: fmt.Sprint("d", i), Text: text(i)}, nil) {
+						return
+					}
+				}
+			}
+			for _, x := range []*index.Index{plain, filtered} {
+				if _, err := x.Load(context.Background(), more, nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check("after an incremental load", 3000)
+
+			// Queries while another goroutine adds.
+			var done atomic.Int64
+			var wg sync.WaitGroup
+			errs := make(chan error, 3)
+			for g := range 2 {
+				wg.Go(func() {
+					for k := 0; done.Load() < 500; k++ {
+						n := done.Load()
+						if n == 0 {
+							continue
+						}
+						i := 10_000 + (k*7+g)%int(n)
+						ms, err := filtered.Query(text(i), nil)
+						if err != nil || len(ms) == 0 {
+							errs <- fmt.Errorf("query %q of an added text: %v, %v", text(i), ms, err)
+							return
+						}
+					}
+				})
+			}
+			for i := range 500 {
+				if err := filtered.Add(index.Doc{ID: fmt.Sprint("c", i), Text: text(10_000 + i)}); err != nil {
+					t.Fatal(err)
+				}
+				done.Store(int64(i + 1))
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -29,7 +29,7 @@ type Index struct {
 	// filter is the band filter of Options.BandFilter, nil without it
 	// and while a Load writes.
 	filter    atomic.Pointer[bandFilter]
-	useFilter bool // Options.BandFilter, with MinHash
+	useFilter bool // Options.BandFilter
 
 	// The in-memory band levels of an index with MinHash (recentBands):
 	// rcur is the current level, rold the one the last merge moved into

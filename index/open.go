@@ -101,7 +101,7 @@ func Open(path string, opts *Options) (*Index, error) {
 		db.Close()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	if opts.BandFilter && x.settings.MinHash {
+	if opts.BandFilter {
 		x.useFilter = true
 		if err := x.rebuildBandFilter(0); err != nil {
 			db.Close()

@@ -59,13 +59,14 @@ type Options struct {
 	NoSync bool
 
 	// BandFilter keeps an in-memory Bloom filter of the MinHash band
-	// postings, so that a query skips the lookup of a band no stored
-	// document has: most of a new document's 14 bands. It is for
-	// long-running processes that answer many queries (simidx serve):
-	// Open then scans the keys of the band postings, and the filter takes
-	// 1.5 bytes per band posting of capacity (Bands*1.5*Len() postings,
-	// doubled as the index grows). Without the MinHash layer it does
-	// nothing.
+	// postings and of the exact-text hashes, so that a query skips the
+	// lookup of a band no stored document has (most of a new document's
+	// 14 bands) and of the exact copies of a text no stored document has
+	// (most texts). It is for long-running processes that answer many
+	// queries (simidx serve): Open then scans the keys of the band
+	// postings and the exact hashes, and the filter takes 1.5 bytes per
+	// key of capacity ((Bands+1)*1.5*Len() keys with the MinHash layer,
+	// 1.5*Len() without it, doubled as the index grows).
 	BandFilter bool
 
 	// RecentBands is the number of added documents whose MinHash band

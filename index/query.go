@@ -276,7 +276,8 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	}
 	const unknown = -1 // distance not yet computed
 	var exactSet map[uint32]bool
-	if pr.text {
+	bf := x.filter.Load()
+	if pr.text && (bf == nil || bf.has(exactBand, pr.exact)) {
 		prefix := exactKey(pr.exact, 0)[:8]
 		c := tx.Bucket(bucketExact).Cursor()
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
@@ -294,7 +295,6 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		// One cursor for every band: a bbolt Get makes (and allocates) a
 		// new one each time.
 		bc := tx.Bucket(bucketBands).Cursor()
-		bf := x.filter.Load()
 		lv := x.recentLevels()
 		var rc *bolt.Cursor // of the docs bucket, for the in-memory level
 		var bms []*roaring.Bitmap
@@ -356,7 +356,10 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.n == b.n })
 	// One cursor for every record: a bbolt Get makes a new cursor each time.
 	dc := tx.Bucket(bucketDocs).Cursor()
-	var sig, set []uint64
+	// The candidates' signatures are decoded into one buffer, on the
+	// stack for the usual sizes.
+	var sigBuf [128]uint64
+	sig, set := sigBuf[:0], []uint64(nil)
 	var dk [4]byte
 	out := make([]found, 0, len(hits))
 	for _, h := range hits {

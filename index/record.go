@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 )
 
 // A record is the value of a document in the docs bucket:
@@ -145,6 +146,7 @@ func sigOf(dst []uint64, v []byte, k int) []uint64 {
 	if len(v) < 9+8*(1+k) || v[8] != flagText {
 		return dst
 	}
+	dst = slices.Grow(dst, k)
 	for i := range k {
 		dst = append(dst, binary.BigEndian.Uint64(v[17+8*i:]))
 	}

@@ -233,13 +233,14 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 	idb := tx.Bucket(bucketIDs)
 	docs := tx.Bucket(bucketDocs)
 	exb := tx.Bucket(bucketExact)
+	f := x.filter.Load()
 	chs := make([]change, 0, len(last))
 	for i := range recs {
 		r := &recs[i]
 		if last[r.id] != i {
 			continue
 		}
-		if r.text && exb != nil {
+		if r.text && exb != nil && (f == nil || f.has(exactBand, r.exact)) {
 			if k, _ := exb.Cursor().Seek(exactKey(r.exact, 0)[:8]); k != nil && bytes.HasPrefix(k, exactKey(r.exact, 0)[:8]) {
 				exact++
 			}
@@ -289,6 +290,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	idb := tx.Bucket(bucketIDs)
 	docs := tx.Bucket(bucketDocs)
 	exb := tx.Bucket(bucketExact)
+	f := x.filter.Load()
 	var buf []byte
 	for _, c := range chs {
 		nk := binary.BigEndian.AppendUint32(nil, c.n)
@@ -316,6 +318,11 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			}
 		}
 		if c.new.text {
+			// Into the filter before the commit that makes the key
+			// visible, as the band keys.
+			if f != nil {
+				f.add(exactBand, c.new.exact)
+			}
 			if err := exb.Put(exactKey(c.new.exact, c.n), []byte{}); err != nil {
 				return err
 			}
