@@ -45,7 +45,8 @@ type serveConfig struct {
 	ApplyInterval time.Duration
 	ApplyDocs     int
 	Bin           string
-	Wrk           bool // also measure with wrk, when installed
+	Keep          string // a kept copy of the index, reused when it was built with the same parameters
+	Wrk           bool   // also measure with wrk, when installed
 }
 
 // serveMain is the serve subcommand: build an index of n documents, start
@@ -69,6 +70,7 @@ func serveMain(args []string) error {
 	fs.DurationVar(&c.ApplyInterval, "apply-interval", 0, "the server's --apply-interval (0: its default)")
 	fs.IntVar(&c.ApplyDocs, "apply-docs", 0, "the server's --apply-docs (0: its default)")
 	fs.StringVar(&c.Bin, "bin", "", "simidx binary to run (default: built from ../cmd/simidx)")
+	fs.StringVar(&c.Keep, "keep", "", "keep a copy of the built index at `PATH`; when PATH holds one built with the same -n, -texts and -no-minhash, serve a copy of it instead of building")
 	fs.BoolVar(&c.Wrk, "wrk", true, "also measure queries and adds with wrk (a C load generator), when installed")
 	fs.Parse(args)
 	c.Phases = strings.Split(*phases, ",")
@@ -116,6 +118,34 @@ func editText(rng *rand.Rand, text string) string {
 	ws := strings.Fields(text)
 	ws[rng.IntN(len(ws))] = words[rng.IntN(len(words))]
 	return strings.Join(ws, " ")
+}
+
+// servePool holds the bodies of the load test's requests.
+type servePool struct {
+	queries [][]byte // query bodies: half edited copies of stored texts, half new texts
+	adds    [][]byte // texts of new documents, as JSON strings
+}
+
+// makeServePool makes the requests' texts: 100,000 queries, and enough
+// new texts for the adds of every phase at 10,000 a second, up to a
+// million (they are reused after that).
+func makeServePool(c serveConfig, texts []string) *servePool {
+	rng := rand.New(rand.NewPCG(21, 22))
+	p := &servePool{queries: make([][]byte, 100_000)}
+	for i := range p.queries {
+		if rng.IntN(2) == 0 {
+			p.queries[i] = queryBody(editText(rng, texts[rng.IntN(len(texts))]))
+		} else {
+			p.queries[i] = queryBody(genText(rng))
+		}
+	}
+	n := min(10_000*int(c.Duration.Seconds()+1)*len(c.Phases)*c.Batch, c.MaxOps*len(c.Phases)*c.Batch, 1_000_000)
+	n = max(n, 1)
+	p.adds = make([][]byte, n)
+	for i := range p.adds {
+		p.adds[i], _ = json.Marshal(genText(rng))
+	}
+	return p
 }
 
 // latencies collects the latencies of one kind of request.
@@ -172,11 +202,27 @@ func runServe(c serveConfig, w io.Writer) error {
 	// The index: n random fingerprints, loaded sorted into an empty index,
 	// then c.Texts documents with text, whose edited copies are queried.
 	start := time.Now()
+	rng := rand.New(rand.NewPCG(1, 2))
+	params := fmt.Sprintf("n=%d texts=%d no-minhash=%v\n", c.N, c.Texts, c.NoMinHash)
+	if b, err := os.ReadFile(c.Keep + ".params"); c.Keep != "" && err == nil && string(b) == params {
+		// The kept index of the same parameters: the same texts, made
+		// from the same random numbers, and a copy of the file.
+		for range c.N {
+			rng.Uint64()
+		}
+		texts := make([]string, c.Texts)
+		for i := range texts {
+			texts[i] = genText(rng)
+		}
+		if err := copyFile(path, c.Keep); err != nil {
+			return err
+		}
+		return serveIndex(c, w, bin, dir, path, texts, c.N+c.Texts, fmt.Sprintf("copied from %s in %.1fs", c.Keep, time.Since(start).Seconds()))
+	}
 	x, err := index.Open(path, &index.Options{Settings: &index.Settings{ExpectedDocs: c.N, NoMinHash: c.NoMinHash}})
 	if err != nil {
 		return err
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
 	var fps iter.Seq2[index.Doc, error] = func(yield func(index.Doc, error) bool) {
 		for i := range c.N {
 			if !yield(index.Doc{ID: fmt.Sprintf("fp%09d", i), Fingerprint: rng.Uint64(), Precomputed: true}, nil) {
@@ -208,6 +254,39 @@ func runServe(c serveConfig, w io.Writer) error {
 		return err
 	}
 	loadTime := time.Since(start)
+	if c.Keep != "" {
+		os.Remove(c.Keep + ".params")
+		if err := copyFile(c.Keep, path); err != nil {
+			return err
+		}
+		if err := os.WriteFile(c.Keep+".params", []byte(params), 0o644); err != nil {
+			return err
+		}
+	}
+	return serveIndex(c, w, bin, dir, path, texts, total, fmt.Sprintf("built in %.1fs", loadTime.Seconds()))
+}
+
+// copyFile copies the file src to dst.
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// serveIndex runs simidx serve (bin) on the index at path, of total
+// documents, texts among them, and the load test of c against it.
+func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []string, total int, made string) error {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return err
@@ -255,8 +334,8 @@ func runServe(c serveConfig, w io.Writer) error {
 	if c.NoMinHash {
 		layer = "without the MinHash layer"
 	}
-	fmt.Fprintf(w, "index: %d documents (%d precomputed fingerprints, %d texts of 30-80 words), %s, %.1f MB, built in %.1fs\n",
-		total, c.N, c.Texts, layer, float64(fi.Size())/1e6, loadTime.Seconds())
+	fmt.Fprintf(w, "index: %d documents (%d precomputed fingerprints, %d texts of 30-80 words), %s, %.1f MB, %s\n",
+		total, c.N, c.Texts, layer, float64(fi.Size())/1e6, made)
 	mode := "durable: journal fdatasync per group commit, applied to the index in the background"
 	if c.NoSync {
 		mode = "--no-sync: adds NOT durable"
@@ -273,6 +352,9 @@ func runServe(c serveConfig, w io.Writer) error {
 		}
 	}
 
+	// The requests' texts are made before the load starts, so that the
+	// clients spend their CPU on requests, not on making texts.
+	pool := makeServePool(c, texts)
 	var added atomic.Int64
 	fmt.Fprintf(w, "%-6s %-6s %9s %10s %10s %9s %9s %9s %7s\n", "PHASE", "OP", "REQUESTS", "REQ/S", "DOCS/S", "P50", "P99", "MAX", "ERRORS")
 	// serverState reads what the index has committed and what is pending.
@@ -310,19 +392,20 @@ func runServe(c serveConfig, w io.Writer) error {
 				var qe, ae, adocs int64
 				for ops.Add(1) <= int64(c.MaxOps) && time.Now().Before(deadline) {
 					if rng.Float64() < share {
-						var b bytes.Buffer
-						b.WriteByte('[')
+						b := make([]byte, 0, 512*c.Batch)
+						b = append(b, '[')
 						for j := range c.Batch {
 							if j > 0 {
-								b.WriteByte(',')
+								b = append(b, ',')
 							}
-							id := fmt.Sprintf("new-%d-%d-%d", pi, ci, added.Add(1))
-							d, _ := json.Marshal(map[string]string{"id": id, "text": genText(rng)})
-							b.Write(d)
+							k := added.Add(1)
+							b = fmt.Appendf(b, `{"id":"new-%d-%d-%d","text":`, pi, ci, k)
+							b = append(b, pool.adds[int(k)%len(pool.adds)]...)
+							b = append(b, '}')
 						}
-						b.WriteByte(']')
+						b = append(b, ']')
 						t := time.Now()
-						_, err := post(client, base+"/v1/documents", b.Bytes())
+						_, err := post(client, base+"/v1/documents", b)
 						ad = append(ad, time.Since(t))
 						if err != nil {
 							ae++
@@ -331,13 +414,7 @@ func runServe(c serveConfig, w io.Writer) error {
 							adocs += int64(c.Batch)
 						}
 					} else {
-						var text string
-						if rng.IntN(2) == 0 {
-							text = editText(rng, texts[rng.IntN(len(texts))])
-						} else {
-							text = genText(rng)
-						}
-						body := queryBody(text)
+						body := pool.queries[rng.IntN(len(pool.queries))]
 						t := time.Now()
 						_, err := post(client, base+"/v1/query", body)
 						qd = append(qd, time.Since(t))
