@@ -341,7 +341,7 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 		mode = "--no-sync: adds NOT durable"
 	}
 	fmt.Fprintf(w, "server: simidx serve, separate process on loopback, %s, --group-delay %s\n", mode, c.GroupDelay)
-	fmt.Fprintf(w, "load: %d clients (keep-alive), %d document(s) per add, each phase at most %s and %d requests\n\n",
+	fmt.Fprintf(w, "load: %d clients (keep-alive, a minimal HTTP/1.1 client each), %d document(s) per add, each phase at most %s and %d requests\n\n",
 		c.Clients, c.Batch, c.Duration, c.MaxOps)
 
 	// Warm up: touch the tables.
@@ -387,6 +387,12 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 		for ci := range c.Clients {
 			wg.Go(func() {
 				rng := rand.New(rand.NewPCG(uint64(pi), uint64(ci)))
+				rc, err := newRawClient(base)
+				if err != nil {
+					q.add(nil, 0, 1, err)
+					return
+				}
+				defer rc.close()
 				var qd, ad []time.Duration
 				var qerr, aerr error
 				var qe, ae, adocs int64
@@ -405,7 +411,7 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 						}
 						b = append(b, ']')
 						t := time.Now()
-						_, err := post(client, base+"/v1/documents", b)
+						_, err := rc.post("/v1/documents", b)
 						ad = append(ad, time.Since(t))
 						if err != nil {
 							ae++
@@ -416,7 +422,7 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 					} else {
 						body := pool.queries[rng.IntN(len(pool.queries))]
 						t := time.Now()
-						_, err := post(client, base+"/v1/query", body)
+						_, err := rc.post("/v1/query", body)
 						qd = append(qd, time.Since(t))
 						if err != nil {
 							qe++
