@@ -507,11 +507,21 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 			i = j
 			continue
 		}
-		bm := roaring.New()
 		var v []byte
 		if read {
 			v = b.Get(key)
 		}
+		if v == nil && j == i+1 && !ops[i].del {
+			// A key with no posting yet, added one document: as above,
+			// the case of most keys of a band merge, whose keys the
+			// filter has all seen.
+			if err := b.Put(key, singletonPosting(ops[i].n)); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		bm := roaring.New()
 		if v != nil {
 			if _, err := bm.FromBuffer(v); err != nil {
 				return fmt.Errorf("%w: %s posting: %v", ErrCorrupt, what, err)
