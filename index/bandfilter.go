@@ -21,7 +21,7 @@ import (
 // a query of a snapshot that holds the key always finds it in the filter.
 type bandFilter struct {
 	blocks []filterBlock
-	keys   atomic.Int64 // keys added, repeats included
+	keys   atomic.Int64 // keys that set a new bit: distinct keys, about
 	limit  int64        // keys beyond which the filter is rebuilt larger
 }
 
@@ -64,14 +64,22 @@ func (f *bandFilter) locate(i int, h uint64) (*filterBlock, uint64) {
 	return &f.blocks[hi], x * 0xd6e8feb86659fd93  // fresh low bits for the probes
 }
 
-// add records band i with hash h. Cost: one cache line.
+// add records band i with hash h. A key whose bits were all set already
+// is not counted, so repeated adds of the same key (an upsert of the same
+// text) do not make the filter grow. Cost: one cache line.
 func (f *bandFilter) add(i int, h uint64) {
 	b, y := f.locate(i, h)
+	fresh := false
 	for p := range filterProbes {
 		bit := (y >> (9 * p)) & 511
-		b[bit>>6].Or(1 << (bit & 63))
+		m := uint64(1) << (bit & 63)
+		if b[bit>>6].Or(m)&m == 0 {
+			fresh = true
+		}
 	}
-	f.keys.Add(1)
+	if fresh {
+		f.keys.Add(1)
+	}
 }
 
 // has reports whether band i with hash h may have a posting: false means

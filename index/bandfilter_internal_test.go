@@ -57,7 +57,8 @@ func TestBandFilterFalsePositives(t *testing.T) {
 }
 
 // TestBandFilterGrows checks that the filter is rebuilt larger as adds
-// fill it, keeping every band posting, and is off while a Load writes.
+// fill it, keeping every band posting, and not as upserts rewrite the
+// same texts.
 func TestBandFilterGrows(t *testing.T) {
 	x, err := Open(t.TempDir()+"/grow.simidx", &Options{NoSync: true, BandFilter: true})
 	if err != nil {
@@ -69,12 +70,12 @@ func TestBandFilterGrows(t *testing.T) {
 		t.Fatalf("filter of an empty index: %+v", first)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 200 {
-		text := make([]byte, 0, 400)
+	texts := make([][]byte, 200)
+	for i := range texts {
 		for range 60 {
-			text = append(text, fmt.Sprintf("w%d ", rng.IntN(5000))...)
+			texts[i] = append(texts[i], fmt.Sprintf("w%d ", rng.IntN(5000))...)
 		}
-		if err := x.Add(Doc{ID: fmt.Sprint(i), Text: text}); err != nil {
+		if err := x.Add(Doc{ID: fmt.Sprint(i), Text: texts[i]}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -93,5 +94,18 @@ func TestBandFilterGrows(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+
+	// Upserts of the same texts add no new keys: the filter does not grow.
+	limit := f.limit
+	for range 5 {
+		for i, text := range texts {
+			if err := x.Add(Doc{ID: fmt.Sprint(i), Text: text}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if g := x.filter.Load(); g.limit != limit {
+		t.Errorf("1000 upserts of stored texts grew the filter from room for %d keys to %d", limit, g.limit)
 	}
 }

@@ -171,13 +171,15 @@ func TestBandFilterConcurrent(t *testing.T) {
 	}
 }
 
-// TestExactFilter checks the filter's exact hashes on indexes where an
-// exact copy is found only through them: a set method's query applies no
-// fingerprint rule, and a text without words of four letters has an empty
-// set. The filtered index must answer as the plain one, and find every
-// stored text, through adds that grow the filter, replaces, deletes, a
-// reopen and an incremental load; and a query that runs while another
-// goroutine adds must find every text whose Add returned.
+// TestExactFilter checks the filter's exact hashes. With MethodShort the
+// texts, which have no word of four letters, have empty sets, so a stored
+// text is found only through its exact hash; nshash and simhash find the
+// same texts through their sentence postings and tables as well, and are
+// checked for answers equal to the plain index's. The filtered index must
+// answer as the plain one, and find every stored text, through adds that
+// grow the filter, replaces, deletes, a reopen and an incremental load;
+// and a query that runs while another goroutine adds must find every text
+// whose Add returned.
 func TestExactFilter(t *testing.T) {
 	t.Parallel()
 	for _, method := range []index.Method{index.MethodShort, index.MethodNshash, index.MethodSimhash} {
