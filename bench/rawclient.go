@@ -9,7 +9,12 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// rawTimeout is the default bound on one exchange: a server that stops
+// answering fails the request instead of hanging the load test.
+const rawTimeout = 30 * time.Second
 
 // rawClient is a minimal HTTP/1.1 client on one keep-alive connection, for
 // the load test's clients: a request is written whole in one write, and
@@ -18,11 +23,12 @@ import (
 // cores shared with the server the load test measures the server rather
 // than its clients. It is not safe for concurrent use.
 type rawClient struct {
-	host string // host:port
-	conn net.Conn
-	br   *bufio.Reader
-	req  []byte
-	resp []byte
+	host    string        // host:port
+	timeout time.Duration // the most one exchange may take
+	conn    net.Conn
+	br      *bufio.Reader
+	req     []byte
+	resp    []byte
 }
 
 // newRawClient returns a client of the server at base, http://host:port.
@@ -31,11 +37,11 @@ func newRawClient(base string) (*rawClient, error) {
 	if !ok || host == "" || strings.Contains(host, "/") {
 		return nil, fmt.Errorf("raw client: %q is not http://host:port", base)
 	}
-	return &rawClient{host: host}, nil
+	return &rawClient{host: host, timeout: rawTimeout}, nil
 }
 
 // post sends body to path and returns the answer's body, valid until the
-// next call, or an error unless the status is 200. A connection that
+// next call, or an error unless the status is 200 or 204. A connection that
 // fails, or that the server closes, is dialled again on the next call.
 func (c *rawClient) post(path string, body []byte) ([]byte, error) {
 	if c.conn == nil {
@@ -61,7 +67,7 @@ func (c *rawClient) post(path string, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if status != 200 {
+	if status != 200 && status != 204 {
 		return nil, fmt.Errorf("status %d: %s", status, bytes.TrimSpace(c.resp))
 	}
 	return c.resp, nil
@@ -71,6 +77,9 @@ var errMalformed = errors.New("raw client: malformed answer")
 
 // exchange writes c.req and reads the answer into c.resp.
 func (c *rawClient) exchange() (status int, closeAfter bool, err error) {
+	if err := c.conn.SetDeadline(time.Now().Add(c.timeout)); err != nil {
+		return 0, false, err
+	}
 	if _, err := c.conn.Write(c.req); err != nil {
 		return 0, false, err
 	}
@@ -113,6 +122,8 @@ func (c *rawClient) exchange() (status int, closeAfter bool, err error) {
 	}
 	c.resp = c.resp[:0]
 	switch {
+	case status/100 == 1 || status == 204 || status == 304:
+		// No body, whatever the headers say (RFC 9112, section 6.3).
 	case chunked:
 		for {
 			line, err := c.line()

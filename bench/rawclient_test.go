@@ -9,13 +9,16 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestRawClient runs the load test's client against a net/http server on
-// loopback: answers with a length, chunked answers, errors, and a server
-// that closes the connection.
+// loopback: answers with a length, chunked answers, answers without a
+// body, errors, a server that closes the connection and one that does not
+// answer.
 func TestRawClient(t *testing.T) {
 	var conns atomic.Int64
+	release := make(chan struct{})
 	big := strings.Repeat("0123456789", 5000) // over net/http's buffer: chunked
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
@@ -31,6 +34,11 @@ func TestRawClient(t *testing.T) {
 				w.Write([]byte(big[i : i+1000]))
 				w.(http.Flusher).Flush()
 			}
+		case "/empty":
+			w.Header().Set("Content-Length", "5") // which a 204 ignores
+			w.WriteHeader(http.StatusNoContent)
+		case "/hang":
+			<-release
 		case "/close":
 			w.Header().Set("Connection", "close")
 			w.Write([]byte("bye"))
@@ -45,6 +53,7 @@ func TestRawClient(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
+	defer close(release)
 
 	c, err := newRawClient(srv.URL)
 	if err != nil {
@@ -64,8 +73,11 @@ func TestRawClient(t *testing.T) {
 	if _, err := c.post("/nothing", []byte("{}")); err == nil || !strings.Contains(err.Error(), "status 404: no such path") {
 		t.Fatalf("404: %v", err)
 	}
+	if got, err := c.post("/empty", []byte("{}")); err != nil || len(got) != 0 {
+		t.Fatalf("204: %q, %v", got, err)
+	}
 	if n := conns.Load(); n != 1 {
-		t.Fatalf("%d connections for five requests: not kept alive", n)
+		t.Fatalf("%d connections for six requests: not kept alive", n)
 	}
 	if got, err := c.post("/close", []byte("{}")); err != nil || string(got) != "bye" || c.conn != nil {
 		t.Fatalf("closing answer: %q, %v, connection kept: %v", got, err, c.conn != nil)
@@ -75,6 +87,10 @@ func TestRawClient(t *testing.T) {
 	}
 	if n := conns.Load(); n != 2 {
 		t.Fatalf("%d connections, want 2", n)
+	}
+	c.timeout = 200 * time.Millisecond
+	if _, err := c.post("/hang", []byte("{}")); err == nil || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("a server that does not answer: %v", err)
 	}
 	if _, err := newRawClient("localhost:80"); err == nil {
 		t.Fatal("a base without http:// is accepted")

@@ -79,8 +79,11 @@ func serveMain(args []string) error {
 			return fmt.Errorf("unknown phase %q; the phases are query, add and mixed", p)
 		}
 	}
-	if c.Clients <= 0 || c.Batch <= 0 || c.Duration <= 0 || c.MaxOps <= 0 {
-		return errors.New("-clients, -batch, -duration and -max-requests must be positive")
+	if c.Clients <= 0 || c.Batch <= 0 || c.Duration <= 0 || c.MaxOps <= 0 || c.Texts <= 0 {
+		return errors.New("-clients, -batch, -duration, -max-requests and -texts must be positive")
+	}
+	if c.N < 0 {
+		return errors.New("-n must not be negative")
 	}
 	return runServe(c, os.Stdout)
 }
@@ -127,8 +130,8 @@ type servePool struct {
 }
 
 // makeServePool makes the requests' texts: 100,000 queries, and enough
-// new texts for the adds of every phase at 10,000 a second, up to a
-// million (they are reused after that).
+// new texts for the adds of the phases that add, at 10,000 a second, up
+// to a million (they are reused after that).
 func makeServePool(c serveConfig, texts []string) *servePool {
 	rng := rand.New(rand.NewPCG(21, 22))
 	p := &servePool{queries: make([][]byte, 100_000)}
@@ -139,8 +142,18 @@ func makeServePool(c serveConfig, texts []string) *servePool {
 			p.queries[i] = queryBody(genText(rng))
 		}
 	}
-	n := min(10_000*int(c.Duration.Seconds()+1)*len(c.Phases)*c.Batch, c.MaxOps*len(c.Phases)*c.Batch, 1_000_000)
-	n = max(n, 1)
+	const most = 1_000_000
+	adding := 0
+	for _, ph := range c.Phases {
+		if ph != "query" {
+			adding++
+		}
+	}
+	// Each factor is capped before it multiplies, so that no product
+	// overflows.
+	perPhase := min(10_000*min(int(c.Duration.Seconds())+1, most), c.MaxOps, most)
+	n := max(min(perPhase*adding, most)*min(c.Batch, most), 1)
+	n = min(n, most)
 	p.adds = make([][]byte, n)
 	for i := range p.adds {
 		p.adds[i], _ = json.Marshal(genText(rng))
@@ -203,7 +216,7 @@ func runServe(c serveConfig, w io.Writer) error {
 	// then c.Texts documents with text, whose edited copies are queried.
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(1, 2))
-	params := fmt.Sprintf("n=%d texts=%d no-minhash=%v\n", c.N, c.Texts, c.NoMinHash)
+	params := keepParams(c)
 	if b, err := os.ReadFile(c.Keep + ".params"); c.Keep != "" && err == nil && string(b) == params {
 		// The kept index of the same parameters: the same texts, made
 		// from the same random numbers, and a copy of the file.
@@ -216,6 +229,9 @@ func runServe(c serveConfig, w io.Writer) error {
 		}
 		if err := copyFile(path, c.Keep); err != nil {
 			return err
+		}
+		if err := checkKept(path, c, texts); err != nil {
+			return fmt.Errorf("the kept index %s: %w; remove it and its .params to build anew", c.Keep, err)
 		}
 		return serveIndex(c, w, bin, dir, path, texts, c.N+c.Texts, fmt.Sprintf("copied from %s in %.1fs", c.Keep, time.Since(start).Seconds()))
 	}
@@ -255,8 +271,14 @@ func runServe(c serveConfig, w io.Writer) error {
 	}
 	loadTime := time.Since(start)
 	if c.Keep != "" {
+		// The copy is written under a temporary name and renamed, and
+		// its parameters after it, so that an interrupted run leaves no
+		// half copy with parameters.
 		os.Remove(c.Keep + ".params")
-		if err := copyFile(c.Keep, path); err != nil {
+		if err := copyFile(c.Keep+".tmp", path); err != nil {
+			return err
+		}
+		if err := os.Rename(c.Keep+".tmp", c.Keep); err != nil {
 			return err
 		}
 		if err := os.WriteFile(c.Keep+".params", []byte(params), 0o644); err != nil {
@@ -264,6 +286,40 @@ func runServe(c serveConfig, w io.Writer) error {
 		}
 	}
 	return serveIndex(c, w, bin, dir, path, texts, total, fmt.Sprintf("built in %.1fs", loadTime.Seconds()))
+}
+
+// keepParams returns what a kept index must have been built with to be
+// reused: the harness's parameters, the index's schema version and
+// default settings, and a sample of the text generator's output.
+func keepParams(c serveConfig) string {
+	settings, _ := json.Marshal(index.DefaultSettings())
+	sample := genText(rand.New(rand.NewPCG(5, 6)))
+	return fmt.Sprintf("n=%d texts=%d no-minhash=%v schema=%d\nsettings=%s\ngenerator=%q\n",
+		c.N, c.Texts, c.NoMinHash, index.SchemaVersion, settings, sample)
+}
+
+// checkKept checks that the index at path holds what the harness would
+// have built: its size, and the first and last texts, found by a query.
+func checkKept(path string, c serveConfig, texts []string) error {
+	x, err := index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	if x.Len() != c.N+c.Texts {
+		return fmt.Errorf("%d documents, want %d", x.Len(), c.N+c.Texts)
+	}
+	for _, i := range []int{0, len(texts) - 1} {
+		ms, err := x.Query([]byte(texts[i]), nil)
+		if err != nil {
+			return err
+		}
+		id := fmt.Sprintf("text%06d", i)
+		if !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == id }) {
+			return fmt.Errorf("a query of the text of %s does not find it", id)
+		}
+	}
+	return nil
 }
 
 // copyFile copies the file src to dst.
