@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"math/bits"
 	"slices"
 	"sync"
@@ -133,17 +134,47 @@ func (v *overlayView) len() int { return len(v.ops) + v.extra }
 
 // with returns a view of v followed by ops, for the writer's checks of a
 // group not yet published: ops are in its last chunk, not in its
-// operation list (which the view shares with v). Cost: O(len(ops)).
+// operation list (which the view shares with v). Cost: O(len(ops)); a
+// writer that checks each operation of a group as it grows uses a
+// groupView, which indexes each operation once.
 func (v *overlayView) with(ops []*pendingOp) *overlayView {
+	var g groupView
+	g.base = v
+	return g.with(ops)
+}
+
+// groupView makes the views of a group of operations that grows by
+// appends, as the writer decides them: each view is base followed by the
+// group so far, and each operation is indexed once, in a chunk of the
+// groupView's own that the views share. A view is valid until the next
+// call of with.
+type groupView struct {
+	base *overlayView
+	c    *ovChunk // the operations of the group indexed so far
+	net  int      // the sum of their net
+}
+
+// with returns base followed by ops. If ops extends the operations of the
+// last call, it costs the indexing of the new ones; otherwise (the group
+// was cut back after a failed request) O(len(ops)).
+func (g *groupView) with(ops []*pendingOp) *overlayView {
+	v := g.base
 	if len(ops) == 0 {
 		return v
 	}
-	w := &overlayView{ops: v.ops, extra: v.extra + len(ops), base: v.base, net: v.net}
-	w.chunks = append(slices.Clip(v.chunks), newChunk(ops))
-	for _, op := range ops {
-		w.net += op.net
+	if g.c == nil || len(g.c.ops) > len(ops) || len(g.c.ops) > 0 && g.c.ops[len(g.c.ops)-1] != ops[len(g.c.ops)-1] {
+		g.c = &ovChunk{ids: make(map[string]int32, len(ops))}
+		g.net = 0
 	}
-	return w
+	if n := len(g.c.ops); n < len(ops) {
+		g.c.ops = append(g.c.ops, ops[n:]...)
+		g.c.fps = append(g.c.fps, make([]uint64, len(ops)-n)...)
+		g.c.index(n, nil)
+		for _, op := range ops[n:] {
+			g.net += op.net
+		}
+	}
+	return &overlayView{ops: v.ops, extra: v.extra + len(ops), chunks: append(slices.Clip(v.chunks), g.c), base: v.base, net: v.net + g.net}
 }
 
 // latest returns the last operation on id, or nil. Cost: a map lookup per
@@ -219,18 +250,17 @@ func (v *overlayView) supersededAfter(ci int, i int32) bool {
 // O(log pending) chunks, each operation copied O(log pending) times.
 type ovChunk struct {
 	ops   []*pendingOp
-	fps   []uint64            // of ops, 0 for deletes
-	bands map[bandRef][]int32 // adds by band hash
-	exact map[uint64][]int32  // adds with text by canonical-text hash
-	ids   map[string]int32    // the last operation on each ID
-	scan  bool                // some add has a set (set methods): candidates are every add
+	fps   []uint64           // of ops, 0 for deletes
+	bands map[uint64][]int32 // adds by bandKey
+	exact map[uint64][]int32 // adds with text by canonical-text hash
+	ids   map[string]int32   // the last operation on each ID
+	scan  bool               // some add has a set (set methods): candidates are every add
 }
 
-// bandRef is a band number and its hash.
-type bandRef struct {
-	band int
-	hash uint64
-}
+// bandKey mixes band number b into its hash h: one uint64 map key. Two
+// bands whose keys collide only make a candidate that Matcher.Match
+// rejects.
+func bandKey(b int, h uint64) uint64 { return h + uint64(b+1)*0x9e3779b97f4a7c15 }
 
 // overlayMaxScanDistance is the distance of the fingerprint candidates of
 // a chunk: the largest an index answers, so that Matcher.Match decides.
@@ -240,27 +270,62 @@ const overlayMaxScanDistance = index.MaxMaxDistance
 // MinHash.
 func newChunk(ops []*pendingOp) *ovChunk {
 	c := &ovChunk{ops: slices.Clip(ops), fps: make([]uint64, len(ops)), ids: make(map[string]int32, len(ops))}
-	for i, op := range ops {
-		c.ids[op.id] = int32(i)
+	c.index(0, nil)
+	return c
+}
+
+// index adds the operations of c from the start-th to its maps, whose
+// lists of the operations before start come from a: a's lists are never
+// appended to in place (views share them).
+func (c *ovChunk) index(start int, a *ovChunk) {
+	for i, op := range c.ops[start:] {
+		i := int32(start + i)
+		c.ids[op.id] = i
 		if op.del {
 			continue
 		}
 		c.fps[i] = op.probe.Fingerprint()
 		if h, ok := op.probe.Exact(); ok {
 			if c.exact == nil {
-				c.exact = map[uint64][]int32{}
+				c.exact = make(map[uint64][]int32, len(c.ops)-start)
 			}
-			c.exact[h] = append(c.exact[h], int32(i))
+			c.exact[h] = appendOwn(c.exact[h], i, a != nil)
 		}
-		for b, h := range op.probe.Bands() {
+		if bs := op.probe.Bands(); len(bs) > 0 {
 			if c.bands == nil {
-				c.bands = map[bandRef][]int32{}
+				c.bands = make(map[uint64][]int32, len(bs)*(len(c.ops)-start))
 			}
-			k := bandRef{b, h}
-			c.bands[k] = append(c.bands[k], int32(i))
+			for b, h := range bs {
+				k := bandKey(b, h)
+				c.bands[k] = appendOwn(c.bands[k], i, a != nil)
+			}
 		}
 		c.scan = c.scan || op.probe.HasSet()
 	}
+}
+
+// appendOwn appends i to is, copying is first when it may be shared.
+func appendOwn(is []int32, i int32, shared bool) []int32 {
+	if shared {
+		is = slices.Clip(is)
+	}
+	return append(is, i)
+}
+
+// mergeChunks returns a chunk of a's operations followed by b's. It
+// clones a's maps, whose table copies cost far less than insertions, and
+// indexes b's operations into them: O(len(a.ops)) copying and
+// O(len(b.ops)) map insertions. a and b are not changed.
+func mergeChunks(a, b *ovChunk) *ovChunk {
+	c := &ovChunk{
+		ops:   append(slices.Clip(a.ops), b.ops...),
+		fps:   append(slices.Clip(a.fps), make([]uint64, len(b.ops))...),
+		ids:   maps.Clone(a.ids),
+		exact: maps.Clone(a.exact),
+		bands: maps.Clone(a.bands),
+		scan:  a.scan,
+	}
+	c.index(len(a.ops), a)
 	return c
 }
 
@@ -270,7 +335,7 @@ func newChunk(ops []*pendingOp) *ovChunk {
 func pushChunk(chunks []*ovChunk, c *ovChunk) []*ovChunk {
 	out := append(slices.Clip(chunks), c)
 	for n := len(out); n >= 2 && len(out[n-1].ops) >= len(out[n-2].ops); n = len(out) {
-		merged := newChunk(append(slices.Clip(out[n-2].ops), out[n-1].ops...))
+		merged := mergeChunks(out[n-2], out[n-1])
 		out = append(out[:n-2:n-2], merged)
 	}
 	return out
@@ -297,7 +362,7 @@ func (c *ovChunk) candidates(dst []int32, q *index.Probe) []int32 {
 		dst = append(dst, c.exact[h]...)
 	}
 	for b, h := range q.Bands() {
-		dst = append(dst, c.bands[bandRef{b, h}]...)
+		dst = append(dst, c.bands[bandKey(b, h)]...)
 	}
 	found := dst[start:]
 	slices.Sort(found)

@@ -16,7 +16,8 @@ import (
 // TestOverlayChunks checks the chunked index of the overlay against a scan
 // of every pending operation: the same matches, the same latest operation
 // per ID, through many small publishes (with replaces and deletes) and a
-// drop, with O(log n) chunks.
+// drop, with O(log n) chunks, and views taken earlier unchanged by later
+// merges.
 func TestOverlayChunks(t *testing.T) {
 	for _, s := range []index.Settings{{}, {NoMinHash: true}, {Text: index.TextSettings{Method: index.MethodShort}}} {
 		t.Run(fmt.Sprint(s.NoMinHash, s.Text.Method), func(t *testing.T) {
@@ -50,9 +51,9 @@ func TestOverlayChunks(t *testing.T) {
 			var seq []*pendingOp
 			matched := 0
 			var extra []*pendingOp // operations a view made by with adds
-			check := func(when string) {
+			var kept *overlayView
+			check := func(when string, v *overlayView) {
 				t.Helper()
-				v := o.snapshot()
 				all := append(slices.Clip(v.ops), extra...)
 				if n := len(all); n != v.len() {
 					t.Errorf("%s: len %d, want %d", when, v.len(), n)
@@ -125,18 +126,82 @@ func TestOverlayChunks(t *testing.T) {
 				o.publish(group)
 				seq = append(seq, group...)
 				if g%75 == 74 {
-					check(fmt.Sprint("after ", g+1, " groups"))
+					check(fmt.Sprint("after ", g+1, " groups"), o.snapshot())
+				}
+				if g == 149 {
+					kept = o.snapshot()
 				}
 			}
+			// Merges of later chunks leave the chunks of earlier views as
+			// they were.
+			check("a view taken before later merges", kept)
 			o.drop(seq[len(seq)/2].seq, 0)
-			check("after a drop")
-			// A view extended by with, as the writer's checks see it.
+			check("after a drop", o.snapshot())
+			// Views extended by a growing group, as the writer's checks
+			// see them: grown one operation at a time, then cut back (a
+			// failed request) and grown again.
+			base := o.snapshot()
+			gv := groupView{base: base}
+			var group []*pendingOp
+			for i := range 12 {
+				if i == 8 {
+					group = group[:3]
+				}
+				text := edit(pool[rng.IntN(len(pool))])
+				group = append(group, &pendingOp{id: fmt.Sprint("d", rng.IntN(40)), text: []byte(text), probe: probe(text), net: 1})
+				extra = group
+				check(fmt.Sprint("extended by a group of ", len(group)), gv.with(group))
+			}
+			if v := gv.with(group); v.documents() != base.documents()+len(group) {
+				t.Errorf("a group of %d adds: %d documents, want %d", len(group), v.documents(), base.documents()+len(group))
+			}
+			// A view extended by with.
 			extra = []*pendingOp{{id: "d1", text: []byte(pool[0]), probe: probe(pool[0]), net: 0}}
 			o.view.Store(o.snapshot().with(extra))
-			check("extended by with")
+			check("extended by with", o.snapshot())
 			if matched == 0 {
 				t.Fatal("no query matched a pending document: the test compares nothing")
 			}
 		})
+	}
+}
+
+// BenchmarkOverlayPublish measures what the writer spends to publish
+// pending adds of texts of 30 to 80 words, in groups of 5 (the groups of a
+// loaded server) up to 4,096 pending, then dropped as the applier does;
+// ns/op is per group of 5.
+func BenchmarkOverlayPublish(b *testing.B) {
+	x, err := index.Open(filepath.Join(b.TempDir(), "o.simidx"), &index.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	ops := make([]*pendingOp, 4096)
+	for i := range ops {
+		ws := make([]string, 30+rng.IntN(51))
+		for j := range ws {
+			ws[j] = fmt.Sprint("w", rng.IntN(5000))
+		}
+		p, err := x.Probe([]byte(strings.Join(ws, " ")))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ops[i] = &pendingOp{id: fmt.Sprint("d", i), probe: p, net: 1}
+	}
+	b.ReportAllocs()
+	o := newOverlay(0)
+	for i := 0; b.Loop(); i++ {
+		k := 5 * i % len(ops)
+		if k+5 > len(ops) {
+			o.drop(o.lastSeq(), 0)
+			continue
+		}
+		group := make([]*pendingOp, 5)
+		for j := range group {
+			op := *ops[k+j]
+			group[j] = &op
+		}
+		o.publish(group)
 	}
 }

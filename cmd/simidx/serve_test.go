@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -307,6 +308,43 @@ func TestServeIfUnique(t *testing.T) {
 	mustDo(t, "GET", u+"/v1/documents/apache", "", 200)
 	mustDo(t, "GET", u+"/v1/documents/apache-copy", "", 404)
 
+	// A large batch whose second half copies its first, written
+	// differently: each copy is refused, each original added. (The
+	// writer indexes each document of a group once: this batch once took
+	// a time quadratic in its size.)
+	const half = 1500
+	rng := rand.New(rand.NewPCG(9, 10))
+	var batch [][2]string
+	for i := range half {
+		ws := make([]string, 40)
+		for j := range ws {
+			ws[j] = fmt.Sprint("word", rng.IntN(100_000))
+		}
+		batch = append(batch, [2]string{fmt.Sprint("big", i), strings.Join(ws, " ")})
+	}
+	for i := range half {
+		batch = append(batch, [2]string{fmt.Sprint("big-copy", i), strings.ToUpper(batch[i][1]) + "!"})
+	}
+	r = mustDo(t, "POST", u+"/v1/documents?if_unique=true", docsJSON(batch...), 409)
+	var big struct {
+		Added      int
+		Duplicates []struct {
+			ID      string
+			Matches []struct{ ID string }
+		}
+	}
+	if err := json.Unmarshal([]byte(r.body), &big); err != nil {
+		t.Fatal(err)
+	}
+	if big.Added != half || len(big.Duplicates) != half {
+		t.Fatalf("batch of %d texts and their copies: %d added, %d refused", half, big.Added, len(big.Duplicates))
+	}
+	for i, d := range big.Duplicates {
+		if d.ID != fmt.Sprint("big-copy", i) || len(d.Matches) != 1 || d.Matches[0].ID != fmt.Sprint("big", i) {
+			t.Fatalf("refused %s with matches %v, want big-copy%d matching big%d", d.ID, d.Matches, i, i)
+		}
+	}
+
 	// Concurrent near-identical adds: exactly one is accepted.
 	const n = 12
 	var wg sync.WaitGroup
@@ -334,7 +372,7 @@ func TestServeIfUnique(t *testing.T) {
 	if ok != 1 {
 		t.Errorf("%d of %d concurrent near-identical adds accepted, want 1 (statuses %v)", ok, n, codes)
 	}
-	if got := mustDo(t, "GET", u+"/metrics", "", 200).body; !strings.Contains(got, fmt.Sprintf("\nsimidx_documents_rejected_total %d\n", n-1+2)) {
+	if got := mustDo(t, "GET", u+"/metrics", "", 200).body; !strings.Contains(got, fmt.Sprintf("\nsimidx_documents_rejected_total %d\n", n-1+2+half)) {
 		t.Errorf("rejected counter wrong:\n%s", got)
 	}
 }

@@ -156,6 +156,7 @@ func (w *writer) commit(group []*addRequest) {
 	s.ov.waitBelow(s.lim.maxPending)
 	results := make([]addResult, len(group))
 	base := s.ov.snapshot()
+	gv := groupView{base: base}
 	var ops []*pendingOp // the group's operations, in order
 	var bytes int64
 	rejected := 0
@@ -163,7 +164,7 @@ func (w *writer) commit(group []*addRequest) {
 	for gi, r := range group {
 		switch {
 		case r.del != "":
-			deleted, err := w.exists(base.with(ops), r.del)
+			deleted, err := w.exists(gv.with(ops), r.del)
 			if err != nil {
 				results[gi].err = err
 				continue
@@ -199,7 +200,7 @@ func (w *writer) commit(group []*addRequest) {
 			start := len(ops)
 			for i := range r.docs {
 				d := &r.docs[i]
-				ms, err := merge(base.with(ops), m, &d.probe, d.id, func(limit int) ([]index.Match, error) {
+				ms, err := merge(gv.with(ops), m, &d.probe, d.id, func(limit int) ([]index.Match, error) {
 					o := r.opts
 					o.Limit = limit
 					return s.x.QueryProbe(&d.probe, &o)
