@@ -36,6 +36,9 @@ type overlay struct {
 	drained *sync.Cond   // signalled when operations are dropped or on close
 	closing bool         // waitBelow returns at once
 	view    atomic.Pointer[overlayView]
+
+	chunkMax int // overlayChunkMax, or less in tests
+
 }
 
 // overlayView is an immutable list of pending operations, oldest first,
@@ -50,7 +53,7 @@ type overlayView struct {
 
 // newOverlay returns an empty overlay over an index of docs documents.
 func newOverlay(docs int) *overlay {
-	o := &overlay{}
+	o := &overlay{chunkMax: overlayChunkMax}
 	o.drained = sync.NewCond(&o.mu)
 	o.view.Store(&overlayView{base: docs})
 	return o
@@ -76,7 +79,7 @@ func (o *overlay) publish(ops []*pendingOp) {
 		net += op.net
 	}
 	o.ops = append(o.ops, ops...)
-	o.view.Store(&overlayView{ops: slices.Clip(o.ops), chunks: pushChunk(old.chunks, newChunk(ops)), base: old.base, net: net})
+	o.view.Store(&overlayView{ops: slices.Clip(o.ops), chunks: pushChunk(old.chunks, newChunk(ops), o.chunkMax), base: old.base, net: net})
 }
 
 // lastSeq returns the number of the last operation published.
@@ -87,7 +90,9 @@ func (o *overlay) lastSeq() uint64 {
 }
 
 // drop removes the operations numbered up to seq, which the index, now of
-// docs documents, holds. Cost: O(pending).
+// docs documents, holds. Chunks wholly after seq are kept as they are; the
+// one that holds seq is rebuilt from its operations after it. Cost:
+// O(pending) copying of pointers, and O(overlayChunkMax) map insertions.
 func (o *overlay) drop(seq uint64, docs int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -102,8 +107,18 @@ func (o *overlay) drop(seq uint64, docs int) {
 		net += op.net
 	}
 	var chunks []*ovChunk
-	if len(o.ops) > 0 {
-		chunks = []*ovChunk{newChunk(o.ops)}
+	for _, c := range o.view.Load().chunks {
+		switch {
+		case c.ops[len(c.ops)-1].seq <= seq:
+			// Committed: dropped.
+		case c.ops[0].seq > seq:
+			chunks = append(chunks, c)
+		default:
+			j, _ := slices.BinarySearchFunc(c.ops, seq+1, func(op *pendingOp, s uint64) int {
+				return int(op.seq) - int(s)
+			})
+			chunks = append(chunks, newChunk(c.ops[j:]))
+		}
 	}
 	o.view.Store(&overlayView{ops: slices.Clip(o.ops), chunks: chunks, base: docs, net: net})
 	o.drained.Broadcast()
@@ -178,7 +193,7 @@ func (g *groupView) with(ops []*pendingOp) *overlayView {
 }
 
 // latest returns the last operation on id, or nil. Cost: a map lookup per
-// chunk, O(log pending).
+// chunk, O(log overlayChunkMax + pending/overlayChunkMax).
 func (v *overlayView) latest(id string) *pendingOp {
 	for _, c := range slices.Backward(v.chunks) {
 		if i, ok := c.ids[id]; ok {
@@ -246,8 +261,10 @@ func (v *overlayView) supersededAfter(ci int, i int32) bool {
 // candidates instead of every pending operation: by fingerprint (a
 // popcount each), by band hash and by canonical-text hash. A view keeps
 // chunks whose sizes fall from the oldest to the newest, merging the
-// newest two when the later one is as large as the one before (pushChunk):
-// O(log pending) chunks, each operation copied O(log pending) times.
+// newest two when the later one is as large as the one before, up to
+// overlayChunkMax operations (pushChunk): O(log overlayChunkMax +
+// pending/overlayChunkMax) chunks, each operation indexed O(log
+// overlayChunkMax) times.
 type ovChunk struct {
 	ops   []*pendingOp
 	fps   []uint64           // of ops, 0 for deletes
@@ -329,12 +346,20 @@ func mergeChunks(a, b *ovChunk) *ovChunk {
 	return c
 }
 
+// overlayChunkMax is the size beyond which chunks are not merged: a
+// publish merges at most that many operations, so that an overlay that
+// grows large (the applier behind, as during a band merge) does not stall
+// the writer on the merge of two large chunks; a query reads one more
+// chunk per overlayChunkMax operations pending.
+const overlayChunkMax = 1024
+
 // pushChunk returns chunks followed by c, merging the newest chunks while
-// the last is at least as large as the one before it. The chunks given are
-// not changed (views share them).
-func pushChunk(chunks []*ovChunk, c *ovChunk) []*ovChunk {
+// the last is at least as large as the one before it and the two together
+// at most most operations. The chunks given are not changed (views share
+// them).
+func pushChunk(chunks []*ovChunk, c *ovChunk, most int) []*ovChunk {
 	out := append(slices.Clip(chunks), c)
-	for n := len(out); n >= 2 && len(out[n-1].ops) >= len(out[n-2].ops); n = len(out) {
+	for n := len(out); n >= 2 && len(out[n-1].ops) >= len(out[n-2].ops) && len(out[n-1].ops)+len(out[n-2].ops) <= most; n = len(out) {
 		merged := mergeChunks(out[n-2], out[n-1])
 		out = append(out[:n-2:n-2], merged)
 	}

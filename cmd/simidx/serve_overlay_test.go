@@ -16,11 +16,17 @@ import (
 // TestOverlayChunks checks the chunked index of the overlay against a scan
 // of every pending operation: the same matches, the same latest operation
 // per ID, through many small publishes (with replaces and deletes) and a
-// drop, with O(log n) chunks, and views taken earlier unchanged by later
+// drop, with O(log n) chunks (2n/most more when chunks are merged up to
+// most operations, each then more than half full), and views taken earlier unchanged by later
 // merges.
 func TestOverlayChunks(t *testing.T) {
-	for _, s := range []index.Settings{{}, {NoMinHash: true}, {Text: index.TextSettings{Method: index.MethodShort}}} {
-		t.Run(fmt.Sprint(s.NoMinHash, s.Text.Method), func(t *testing.T) {
+	for _, tc := range []struct {
+		s    index.Settings
+		most int // chunkMax
+	}{{index.Settings{}, overlayChunkMax}, {index.Settings{}, 16}, {index.Settings{NoMinHash: true}, overlayChunkMax},
+		{index.Settings{Text: index.TextSettings{Method: index.MethodShort}}, overlayChunkMax}} {
+		s := tc.s
+		t.Run(fmt.Sprint(s.NoMinHash, s.Text.Method, tc.most), func(t *testing.T) {
 			x, err := index.Open(filepath.Join(t.TempDir(), "o.simidx"), &index.Options{NoSync: true, Settings: &s})
 			if err != nil {
 				t.Fatal(err)
@@ -48,6 +54,7 @@ func TestOverlayChunks(t *testing.T) {
 				return p
 			}
 			o := newOverlay(0)
+			o.chunkMax = tc.most
 			var seq []*pendingOp
 			matched := 0
 			var extra []*pendingOp // operations a view made by with adds
@@ -58,7 +65,7 @@ func TestOverlayChunks(t *testing.T) {
 				if n := len(all); n != v.len() {
 					t.Errorf("%s: len %d, want %d", when, v.len(), n)
 				}
-				if n := len(all); n > 0 && len(v.chunks) > 2*bits.Len(uint(n))+2 {
+				if n := len(all); n > 0 && len(v.chunks) > 2*bits.Len(uint(min(n, tc.most)))+2*n/tc.most+2 {
 					t.Errorf("%s: %d chunks for %d operations", when, len(v.chunks), n)
 				}
 				for _, opts := range []index.QueryOptions{{}, {MinSimilarity: index.NoMinSimilarity}, {MaxDistance: 1}} {
@@ -135,8 +142,12 @@ func TestOverlayChunks(t *testing.T) {
 			// Merges of later chunks leave the chunks of earlier views as
 			// they were.
 			check("a view taken before later merges", kept)
-			o.drop(seq[len(seq)/2].seq, 0)
+			// Drops keep the chunks after the dropped operations and
+			// rebuild the one they cut.
+			o.drop(seq[len(seq)/3].seq, 0)
 			check("after a drop", o.snapshot())
+			o.drop(seq[len(seq)/2].seq, 0)
+			check("after a second drop", o.snapshot())
 			// Views extended by a growing group, as the writer's checks
 			// see them: grown one operation at a time, then cut back (a
 			// failed request) and grown again.
