@@ -35,6 +35,7 @@ type serveConfig struct {
 	MaxOps     int           // most requests per phase
 	Batch      int           // documents per add request
 	AddShare   float64       // share of adds in the mixed phase
+	Rate       float64       // requests per second offered in each phase, 0 for as many as the clients can send
 	Phases     []string
 	Dir        string
 	NoSync     bool
@@ -62,6 +63,7 @@ func serveMain(args []string) error {
 	fs.IntVar(&c.MaxOps, "max-requests", 2_000_000, "most requests per phase")
 	fs.IntVar(&c.Batch, "batch", 1, "documents per add request")
 	fs.Float64Var(&c.AddShare, "add-share", 0.2, "share of add requests in the mixed phase")
+	fs.Float64Var(&c.Rate, "rate", 0, "requests per second offered in each phase, spread evenly over the clients, with latencies from each request's scheduled time (0: each client sends as soon as its last answer is in)")
 	phases := fs.String("phases", "query,add,mixed", "phases to run, in order: query, add, mixed")
 	fs.StringVar(&c.Dir, "dir", "", "directory for the index file (default a temporary one)")
 	fs.BoolVar(&c.NoSync, "no-sync", false, "run the server with --no-sync (adds are then not durable)")
@@ -82,8 +84,8 @@ func serveMain(args []string) error {
 	if c.Clients <= 0 || c.Batch <= 0 || c.Duration <= 0 || c.MaxOps <= 0 || c.Texts <= 0 {
 		return errors.New("-clients, -batch, -duration, -max-requests and -texts must be positive")
 	}
-	if c.N < 0 {
-		return errors.New("-n must not be negative")
+	if c.N < 0 || c.Rate < 0 {
+		return errors.New("-n and -rate must not be negative")
 	}
 	return runServe(c, os.Stdout)
 }
@@ -397,8 +399,12 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 		mode = "--no-sync: adds NOT durable"
 	}
 	fmt.Fprintf(w, "server: simidx serve, separate process on loopback, %s, --group-delay %s\n", mode, c.GroupDelay)
-	fmt.Fprintf(w, "load: %d clients (keep-alive, a minimal HTTP/1.1 client each), %d document(s) per add, each phase at most %s and %d requests\n\n",
-		c.Clients, c.Batch, c.Duration, c.MaxOps)
+	offered := "each client sends when its last answer is in"
+	if c.Rate > 0 {
+		offered = fmt.Sprintf("%.0f requests/s offered on a schedule, latencies from the scheduled times", c.Rate)
+	}
+	fmt.Fprintf(w, "load: %d clients (keep-alive, a minimal HTTP/1.1 client each), %d document(s) per add, each phase at most %s and %d requests, %s\n\n",
+		c.Clients, c.Batch, c.Duration, c.MaxOps, offered)
 
 	// Warm up: touch the tables.
 	warm := rand.New(rand.NewPCG(5, 6))
@@ -435,7 +441,7 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 			return err
 		}
 		share := map[string]float64{"query": 0, "add": 1, "mixed": c.AddShare}[phase]
-		var q, a latencies
+		var q, a, lag latencies // lag: how late the clients sent, with a rate
 		var ops atomic.Int64
 		deadline := time.Now().Add(c.Duration)
 		t0 := time.Now()
@@ -449,10 +455,31 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 					return
 				}
 				defer rc.close()
-				var qd, ad []time.Duration
+				var qd, ad, ld []time.Duration
 				var qerr, aerr error
 				var qe, ae, adocs int64
+				// With a rate, the client sends on a schedule and a
+				// request's latency runs from its scheduled time, so that
+				// a server that falls behind is charged for the wait (no
+				// coordinated omission).
+				var every time.Duration
+				next := t0
+				if c.Rate > 0 {
+					every = time.Duration(float64(c.Clients) / c.Rate * float64(time.Second))
+					next = t0.Add(every * time.Duration(ci) / time.Duration(c.Clients))
+				}
 				for ops.Add(1) <= int64(c.MaxOps) && time.Now().Before(deadline) {
+					t := time.Now()
+					if every > 0 {
+						if d := time.Until(next); d > 0 {
+							time.Sleep(d)
+						}
+						ld = append(ld, time.Since(next))
+						t, next = next, next.Add(every)
+						if !t.Before(deadline) {
+							break
+						}
+					}
 					if rng.Float64() < share {
 						b := make([]byte, 0, 512*c.Batch)
 						b = append(b, '[')
@@ -466,7 +493,9 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 							b = append(b, '}')
 						}
 						b = append(b, ']')
-						t := time.Now()
+						if every == 0 {
+							t = time.Now()
+						}
 						_, err := rc.post("/v1/documents", b)
 						ad = append(ad, time.Since(t))
 						if err != nil {
@@ -477,7 +506,6 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 						}
 					} else {
 						body := pool.queries[rng.IntN(len(pool.queries))]
-						t := time.Now()
 						_, err := rc.post("/v1/query", body)
 						qd = append(qd, time.Since(t))
 						if err != nil {
@@ -488,6 +516,7 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 				}
 				q.add(qd, 0, qe, qerr)
 				a.add(ad, adocs, ae, aerr)
+				lag.add(ld, 0, 0, nil)
 			})
 		}
 		wg.Wait()
@@ -509,6 +538,14 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 			if r.l.err != nil {
 				fmt.Fprintf(w, "       first %s error: %v\n", r.op, r.l.err)
 			}
+		}
+		if len(lag.d) > 0 {
+			// The clients' own delay is part of the latencies above: a
+			// request sent late because its client was not scheduled
+			// counts as late.
+			slices.Sort(lag.d)
+			fmt.Fprintf(w, "%-6s %-6s %9d %10s %10s %9s %9s %9s  (how late the clients sent, behind their schedule)\n", phase, "lag", len(lag.d), "", "",
+				ms(lag.quantile(0.5)), ms(lag.quantile(0.99)), ms(lag.d[len(lag.d)-1]))
 		}
 		if share > 0 {
 			// Adds are durable once journaled; the index must keep up
