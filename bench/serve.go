@@ -440,6 +440,10 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 		if err != nil {
 			return err
 		}
+		m0, err := get(client, base+"/metrics")
+		if err != nil {
+			return err
+		}
 		share := map[string]float64{"query": 0, "add": 1, "mixed": c.AddShare}[phase]
 		var q, a, lag latencies // lag: how late the clients sent, with a rate
 		var ops atomic.Int64
@@ -538,6 +542,22 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 			if r.l.err != nil {
 				fmt.Fprintf(w, "       first %s error: %v\n", r.op, r.l.err)
 			}
+		}
+		// What the server measured, from the request histograms of
+		// /metrics: the time from reading a request to writing its answer,
+		// without the network, the clients and the waits for the server
+		// process to be scheduled before it reads.
+		m1, err := get(client, base+"/metrics")
+		if err != nil {
+			return err
+		}
+		for _, r := range []struct{ op, route string }{{"query", "/v1/query"}, {"add", "/v1/documents"}} {
+			h0, h1 := latencyHistogram(m0, r.route), latencyHistogram(m1, r.route)
+			if h1.count(h0) == 0 {
+				continue
+			}
+			fmt.Fprintf(w, "%-6s %-6s %9s %10s %10s %9s %9s %9s  (server-side, from its histograms)\n", phase, r.op, "", "", "",
+				"<="+h1.quantileBound(h0, 0.5), "<="+h1.quantileBound(h0, 0.99), "")
 		}
 		if len(lag.d) > 0 {
 			// The clients' own delay is part of the latencies above: a
@@ -639,6 +659,71 @@ func get(c *http.Client, url string) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	return io.ReadAll(resp.Body)
+}
+
+// histBucket is a cumulative bucket of a Prometheus histogram.
+type histBucket struct {
+	le string
+	n  float64
+}
+
+// histogram is the buckets of one histogram, in order.
+type histogram []histBucket
+
+// latencyHistogram returns the buckets of the server's latencies of POST
+// route with status 200.
+func latencyHistogram(m []byte, route string) histogram {
+	prefix := fmt.Sprintf(`simidx_http_request_duration_seconds_bucket{method="POST",route=%q,code="200",le="`, route)
+	var h histogram
+	for line := range strings.Lines(string(m)) {
+		rest, ok := strings.CutPrefix(line, prefix)
+		if !ok {
+			continue
+		}
+		le, v, ok := strings.Cut(rest, `"} `)
+		if !ok {
+			continue
+		}
+		var n float64
+		fmt.Sscan(v, &n)
+		h = append(h, histBucket{le, n})
+	}
+	return h
+}
+
+// count returns the number of requests counted in h and not in before.
+func (h histogram) count(before histogram) float64 {
+	if len(h) == 0 {
+		return 0
+	}
+	n := h[len(h)-1].n
+	if len(before) == len(h) {
+		n -= before[len(before)-1].n
+	}
+	return n
+}
+
+// quantileBound returns the upper bound of the bucket that holds quantile
+// q of the requests counted in h and not in before (h's counts earlier),
+// in milliseconds, or "inf".
+func (h histogram) quantileBound(before histogram, q float64) string {
+	at := func(hh histogram, i int) float64 {
+		if len(hh) == len(h) {
+			return hh[i].n
+		}
+		return 0
+	}
+	total := h.count(before)
+	for i, b := range h {
+		if b.n-at(before, i) >= q*total {
+			var sec float64
+			if _, err := fmt.Sscan(b.le, &sec); err != nil {
+				return b.le
+			}
+			return fmt.Sprintf("%gms", sec*1000)
+		}
+	}
+	return "inf"
 }
 
 // metricValue returns the value of an unlabelled metric in a Prometheus
