@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"slices"
 	"sync"
 	"time"
 
@@ -157,6 +156,7 @@ func (w *writer) commit(group []*addRequest) {
 	results := make([]addResult, len(group))
 	base := s.ov.snapshot()
 	gv := groupView{base: base}
+	var gl groupLatest
 	var ops []*pendingOp // the group's operations, in order
 	var bytes int64
 	rejected := 0
@@ -179,7 +179,7 @@ func (w *writer) commit(group []*addRequest) {
 			for i := range r.docs {
 				d := &r.docs[i]
 				op := &pendingOp{id: d.id, text: d.text, probe: d.probe, at: now}
-				if op.net, err = w.net(base, ops, d.id); err != nil {
+				if op.net, err = w.net(base, &gl, ops, d.id); err != nil {
 					break
 				}
 				ops = append(ops, op)
@@ -216,7 +216,7 @@ func (w *writer) commit(group []*addRequest) {
 					continue
 				}
 				op := &pendingOp{id: d.id, text: d.text, probe: d.probe, at: now}
-				if op.net, err = w.net(base, ops, d.id); err != nil {
+				if op.net, err = w.net(base, &gl, ops, d.id); err != nil {
 					results[gi] = addResult{err: err}
 					ops = ops[:start]
 					break
@@ -269,15 +269,38 @@ func (w *writer) commit(group []*addRequest) {
 
 // net returns the change in the number of documents an add of id makes
 // after the pending operations of base and ops: 0 if it replaces a
-// document, else 1.
-func (w *writer) net(base *overlayView, ops []*pendingOp, id string) (int, error) {
-	for _, op := range slices.Backward(ops) {
-		if op.id == id {
-			return b2i(op.del), nil
-		}
+// document, else 1. gl finds the group's last operation on id.
+func (w *writer) net(base *overlayView, gl *groupLatest, ops []*pendingOp, id string) (int, error) {
+	if op := gl.latest(ops, id); op != nil {
+		return b2i(op.del), nil
 	}
 	ok, err := w.exists(base, id)
 	return b2i(!ok), err
+}
+
+// groupLatest finds the last operation on an ID in a group of operations
+// that grows by appends, indexing each operation once (a scan of the
+// group for each of its documents is quadratic in a large request).
+type groupLatest struct {
+	n    int        // operations indexed
+	tail *pendingOp // the last of them, to notice a group cut back and grown again
+	last map[string]*pendingOp
+}
+
+// latest returns the last operation of ops on id, or nil. It costs a map
+// insertion per operation appended since the last call and a lookup; a
+// group cut back (after a failed request) is indexed anew.
+func (g *groupLatest) latest(ops []*pendingOp, id string) *pendingOp {
+	if g.last == nil || g.n > len(ops) || g.n > 0 && ops[g.n-1] != g.tail {
+		g.n, g.last = 0, make(map[string]*pendingOp)
+	}
+	for _, op := range ops[g.n:] {
+		g.last[op.id] = op
+	}
+	if g.n = len(ops); g.n > 0 {
+		g.tail = ops[g.n-1]
+	}
+	return g.last[id]
 }
 
 func b2i(b bool) int {
