@@ -164,11 +164,7 @@ func TestBandFilterConcurrent(t *testing.T) {
 		}
 		done.Store(int64(i + 1))
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	waitErrs(t, &wg, errs)
 }
 
 // TestExactFilter checks the filter's exact hashes. With MethodShort the
@@ -271,11 +267,7 @@ func TestExactFilter(t *testing.T) {
 				}
 				done.Store(int64(i + 1))
 			}
-			wg.Wait()
-			close(errs)
-			for err := range errs {
-				t.Fatal(err)
-			}
+			waitErrs(t, &wg, errs)
 		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -299,8 +300,20 @@ func (x *Index) check(tx *bolt.Tx) error {
 		return err
 	}
 
-	// Tables.
+	// Tables: the entries of the documents below the table watermark in
+	// the bucket, the others in the current in-memory level.
 	stamp := make([]int32, len(fps))
+	below := 0
+	for n := range dense {
+		if n < m.tablesFrom {
+			below++
+		}
+	}
+	lv := x.recentTableLevels()
+	if lv[0] == nil {
+		pr.add("no in-memory table level")
+		return pr.err()
+	}
 	var ents []entry
 	c := tx.Bucket(bucketTables).Cursor()
 	if k, _ := c.Seek([]byte{byte(len(x.tables) >> 8), byte(len(x.tables))}); k != nil {
@@ -326,6 +339,8 @@ func (x *Index) check(tx *bolt.Tx) error {
 				switch {
 				case !ok:
 					pr.add("table %d: entry for missing document %d", ti, e.n)
+				case e.n >= m.tablesFrom:
+					pr.add("table %d: document %d in the bucket, at or above the table watermark %d", ti, e.n, m.tablesFrom)
 				case t.permute(fps[d]) != e.p:
 					pr.add("table %d: document %d under the wrong fingerprint", ti, e.n)
 				case stamp[d] == int32(ti+1):
@@ -338,8 +353,26 @@ func (x *Index) check(tx *bolt.Tx) error {
 				return pr.err()
 			}
 		}
-		if entries != len(fps) {
-			pr.add("table %d: %d entries for %d documents", ti, entries, len(fps))
+		if entries != below {
+			pr.add("table %d: %d entries for %d documents below the table watermark %d", ti, entries, below, m.tablesFrom)
+		}
+		// The documents from the watermark on are in the level, under
+		// their fingerprint's group.
+		kb := uint(64 - x.settings.Design.KeyBits)
+		for n, d := range dense {
+			if n < m.tablesFrom {
+				continue
+			}
+			e := recentEnt{fp: fps[d], n: n}
+			id := groupID(ti, t.permute(e.fp)>>kb)
+			// (A merge after this snapshot began has moved them to the
+			// retiring level.)
+			if !slices.Contains(lv[0].group(lv[1].group(nil, id), id), e) {
+				pr.add("table %d: document %d, at or above the table watermark %d, not in the in-memory level", ti, n, m.tablesFrom)
+			}
+			if len(pr.list) >= maxProblems {
+				return pr.err()
+			}
 		}
 	}
 	return pr.err()

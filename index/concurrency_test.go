@@ -68,14 +68,21 @@ func TestConcurrentQueriesWhileAdding(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop.Store(true)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	waitErrs(t, &wg, errs)
 	if err := x.Check(); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func isNotFound(err error) bool { return errors.Is(err, index.ErrNotFound) }
+
+// waitErrs waits for the goroutines of wg, which send their errors on
+// errs, and fails t with the first.
+func waitErrs(t *testing.T, wg *sync.WaitGroup, errs chan error) {
+	t.Helper()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

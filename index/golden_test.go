@@ -146,13 +146,23 @@ func TestOpenVersion1(t *testing.T) {
 
 // v1Copy returns the path of a copy of testdata/v1.simidx, a file written
 // by schema version 1. The file is frozen: -update does not rewrite it.
-func v1Copy(t *testing.T) string {
+func v1Copy(t *testing.T) string { return fixtureCopy(t, "v1.simidx") }
+
+// v2Copy returns the path of a copy of testdata/v2.simidx, a file written
+// by schema version 2 (frozen too): the sample loaded with MinHash, then
+// online, a copy of its first document added as "copy" (with a sentence
+// more), its second document replaced by another text and its third
+// deleted. Its band level holds the online adds; its tables bucket holds
+// every entry.
+func v2Copy(t *testing.T) string { return fixtureCopy(t, "v2.simidx") }
+
+func fixtureCopy(t *testing.T, name string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "v1.simidx"))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "v1.simidx")
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
 	}

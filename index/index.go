@@ -37,6 +37,9 @@ type Index struct {
 	// Every read transaction holds readers (read) from before it begins
 	// until it ends; a merge retires rold only with readers.TryLock.
 	rcur, rold atomic.Pointer[recentBands]
+	// tcur and told are the in-memory table levels (recentTables), under
+	// the same rules; every index has them.
+	tcur, told atomic.Pointer[recentTables]
 	readers    sync.RWMutex
 	recentMax  int // Options.RecentBands
 }

@@ -484,7 +484,7 @@ func (l *loader) phase2() error {
 		}
 	}
 	next := l.base + uint32(len(l.fps))
-	if err := w.commit(meta{next: next, count: live, bandsFrom: next}); err != nil {
+	if err := w.commit(meta{next: next, count: live, bandsFrom: next, tablesFrom: next}); err != nil {
 		return err
 	}
 	ok = true

@@ -27,11 +27,12 @@ var (
 	// table number (2 bytes) followed by the group's prefix.
 	bucketTables = []byte("tables")
 
-	keyVersion   = []byte("version")
-	keySettings  = []byte("settings")
-	keyNext      = []byte("next")      // next document number: documents at or above it are not committed
-	keyCount     = []byte("count")     // number of committed documents
-	keyBandsFrom = []byte("bandsfrom") // band watermark (schema 2, MinHash only): see meta.bandsFrom
+	keyVersion    = []byte("version")
+	keySettings   = []byte("settings")
+	keyNext       = []byte("next")       // next document number: documents at or above it are not committed
+	keyCount      = []byte("count")      // number of committed documents
+	keyBandsFrom  = []byte("bandsfrom")  // band watermark (schema 2, MinHash only): see meta.bandsFrom
+	keyTablesFrom = []byte("tablesfrom") // table watermark (schema 3): see meta.tablesFrom
 
 	// bucketLoading exists while a bulk load writes uncommitted documents.
 	// (A bucket in the root rather than a key in meta: readers check it
@@ -243,17 +244,17 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return err
 		}
 	}
-	if x.settings.MinHash {
-		err := x.db.View(func(tx *bolt.Tx) error {
-			r, err := x.buildRecent(tx, x.readMeta(tx).bandsFrom)
-			x.rcur.Store(r)
-			return err
-		})
-		if err != nil {
-			return err
+	err = x.db.View(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		x.tcur.Store(x.buildRecentTables(tx, m.tablesFrom))
+		if !x.settings.MinHash {
+			return nil
 		}
-	}
-	return nil
+		r, err := x.buildRecent(tx, m.bandsFrom)
+		x.rcur.Store(r)
+		return err
+	})
+	return err
 }
 
 // create writes the buckets of a new index.
@@ -328,20 +329,31 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a schema 1 file as schema 2 when it is opened for
-// writing. Schema 2 adds the band watermark (meta key bandsfrom) of an
-// index with MinHash; in a schema 1 file every band posting is in the
-// bucket, which is the watermark at the next document number, the value
-// readMeta gives when the key is absent. writeMeta writes it from then on.
+// upgrade rewrites a file of an older schema as schema 3 when it is
+// opened for writing. Schema 2 added the band watermark (meta key
+// bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
+// key tablesfrom). In a file without one, every band posting or table
+// entry is in its bucket: the watermark is at the next document number,
+// the value readMeta gives when the key is absent, and the value written
+// here. writeMeta writes them from then on. A program of an older schema
+// refuses the upgraded file (ErrVersion): it would miss the documents of
+// the in-memory levels.
 func upgrade(tx *bolt.Tx) error {
 	mb := tx.Bucket(bucketMeta)
-	if binary.BigEndian.Uint32(mb.Get(keyVersion)) >= 2 {
+	ver := binary.BigEndian.Uint32(mb.Get(keyVersion))
+	if ver >= SchemaVersion {
 		return nil
 	}
-	if next := mb.Get(keyNext); len(next) == 4 && tx.Bucket(bucketBands) != nil {
-		if err := mb.Put(keyBandsFrom, append([]byte(nil), next...)); err != nil {
+	next := mb.Get(keyNext)
+	if len(next) == 4 {
+		if ver < 2 && tx.Bucket(bucketBands) != nil {
+			if err := mb.Put(keyBandsFrom, append([]byte(nil), next...)); err != nil {
+				return err
+			}
+		}
+		if err := mb.Put(keyTablesFrom, append([]byte(nil), next...)); err != nil {
 			return err
 		}
 	}
-	return mb.Put(keyVersion, binary.BigEndian.AppendUint32(nil, 2))
+	return mb.Put(keyVersion, binary.BigEndian.AppendUint32(nil, SchemaVersion))
 }

@@ -16,7 +16,7 @@ const (
 
 	// SchemaVersion is the on-disk schema version this package writes.
 	// Open refuses indexes with a newer version (ErrVersion).
-	SchemaVersion = 2
+	SchemaVersion = 3
 )
 
 // ZeroDistance asks for Hamming distance 0 where a zero value would select a
@@ -69,18 +69,19 @@ type Options struct {
 	// 1.5*Len() without it, doubled as the index grows).
 	BandFilter bool
 
-	// RecentBands is the number of added documents whose MinHash band
-	// postings are kept in memory, and in the documents' records, before
-	// they are merged into the index file's band postings in one sorted
-	// pass. Each document's 14 band keys fall at random among all the
-	// postings, so writing them at every commit rewrites a page of the
-	// postings per key; a merge rewrites each page once for all of them.
-	// Zero means the default: an eighth of the index, at least 65,536
+	// RecentBands is the number of added documents whose permuted-table
+	// entries and MinHash band postings are kept in memory, and in the
+	// documents' records, before they are merged into the index file's
+	// tables and band postings in one sorted pass. A document's entries
+	// (one per table) and 14 band keys fall at random among all the
+	// others, so writing them at every commit rewrites a page per entry
+	// and key; a merge rewrites each page once for all of them. Zero
+	// means the default: an eighth of the index, at least 65,536
 	// documents. A negative value merges after every commit. The commit
-	// that passes the limit runs the merge (about a rewrite of the band
-	// postings: seconds for an index of a million texts). Open rebuilds
-	// the level from the records (about 1 µs per document in it).
-	// Without the MinHash layer it does nothing.
+	// that passes the limit runs the merge (about a rewrite of the tables
+	// and band postings: seconds for an index of a million texts). Open
+	// rebuilds the levels from the records (about 1 µs per document in
+	// them).
 	RecentBands int
 }
 

@@ -2,10 +2,13 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math/bits"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/simidx/simidx/shingle"
@@ -132,21 +135,34 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	}
 	var ents []entry
 	groups := 0
+	// The table levels' documents of this snapshot, verified once.
+	tl := x.recentTableLevels()
+	w := tablesFrom(tx)
+	dc := docs.Cursor()
+	kb := uint(64 - x.settings.Design.KeyBits)
 	for ti := range x.tables {
 		t := &x.tables[ti]
 		shift := uint(64 - t.prefix)
-		c := tx.Bucket(bucketTables).Cursor()
-		tp := []byte{byte(ti >> 8), byte(ti)}
-		for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
+		recent := make(map[uint64][]entry) // by groupID
+		var es []recentEnt
+		for _, r := range tl {
+			for _, id := range r.groups(ti) {
+				es = r.group(es[:0], id)
+				for _, e := range verifyRecent(es, dc, w) {
+					if !slices.ContainsFunc(recent[id], func(o entry) bool { return o.n == e.n }) {
+						recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
+					}
+				}
+			}
+		}
+		// group reports the pairs of one group's entries, sorted by
+		// permuted fingerprint.
+		group := func(ents []entry) error {
 			if groups++; groups%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			if len(v) <= x.entrySize() {
-				continue
-			}
-			ents = x.decodeGroup(ents[:0], x.keyValue(key), v)
 			for i := 0; i < len(ents); {
 				j := i + 1
 				for j < len(ents) && ents[j].p>>shift == ents[i].p>>shift {
@@ -182,6 +198,36 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 					}
 				}
 				i = j
+			}
+			return nil
+		}
+		byP := func(a, b entry) int { return cmp.Compare(a.p, b.p) }
+		c := tx.Bucket(bucketTables).Cursor()
+		tp := []byte{byte(ti >> 8), byte(ti)}
+		for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
+			high := x.keyValue(key)
+			id := groupID(ti, high>>kb)
+			more := recent[id]
+			delete(recent, id)
+			if len(v)+len(more)*x.entrySize() <= x.entrySize() {
+				continue
+			}
+			ents = x.decodeGroup(ents[:0], high, v)
+			if len(more) > 0 {
+				ents = append(ents, more...)
+				slices.SortFunc(ents, byP)
+			}
+			if err := group(ents); err != nil {
+				return err
+			}
+		}
+		// The groups only the levels have.
+		for _, id := range slices.Sorted(maps.Keys(recent)) {
+			if ents = recent[id]; len(ents) > 1 {
+				slices.SortFunc(ents, byP)
+				if err := group(ents); err != nil {
+					return err
+				}
 			}
 		}
 	}

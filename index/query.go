@@ -265,12 +265,26 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	if q.fp {
 		var kbuf [8]byte
 		c := tx.Bucket(bucketTables).Cursor()
+		tl := x.recentTableLevels()
+		levels := !tl.empty()
+		var near []recentEnt
+		kb := uint(64 - x.settings.Design.KeyBits)
 		for i := range x.tables {
 			t := &x.tables[i]
 			p := t.permute(pr.fp)
 			key := x.tableKey(kbuf[:0], i, p)
 			if k, v := c.Seek(key); k != nil && bytes.Equal(k, key) {
 				hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
+			}
+			if levels {
+				for _, r := range tl {
+					near = r.appendNear(near, groupID(i, p>>kb), pr.fp, q.maxDist)
+				}
+			}
+		}
+		if len(near) > 0 {
+			for _, e := range verifyRecent(near, tx.Bucket(bucketDocs).Cursor(), tablesFrom(tx)) {
+				hits = append(hits, hit{n: e.n, d: bits.OnesCount64(e.fp ^ pr.fp)})
 			}
 		}
 	}

@@ -196,55 +196,75 @@ func (x *Index) recentLimit() int {
 	return max(1<<16, x.Len()/8)
 }
 
-// maybeMergeBands merges the current level into the bucket when it holds
-// more documents than recentLimit, and the level of the previous merge
-// can be retired. The caller holds x.wmu.
+// maybeMergeBands merges the current levels (bands and tables) into their
+// buckets when one holds more documents than recentLimit, and the levels
+// of the previous merge can be retired. The caller holds x.wmu.
 func (x *Index) maybeMergeBands() error {
-	if !x.settings.MinHash || x.rcur.Load().size() <= x.recentLimit() {
+	limit := x.recentLimit()
+	if x.rcur.Load().size() <= limit && x.tcur.Load().size() <= limit {
 		return nil
 	}
-	if x.rold.Load() != nil {
+	if x.rold.Load() != nil || x.told.Load() != nil {
 		// Readers of snapshots older than the last merge may still use
-		// it; a reader holds x.readers for its whole transaction.
+		// them; a reader holds x.readers for its whole transaction.
 		if !x.readers.TryLock() {
 			return nil // the next commit tries again
 		}
 		x.rold.Store(nil)
+		x.told.Store(nil)
 		x.readers.Unlock()
 	}
 	return x.mergeBands()
 }
 
-// mergeBands writes the band postings of every document numbered from the
-// watermark on into the bands bucket and moves the watermark to the next
-// document number, in one transaction; the current level then becomes the
-// retiring one. It costs a read of those records and a sorted update of
-// the bucket: about one rewrite of each of its pages. The caller holds
-// x.wmu, and x.rold is nil.
+// mergeBands writes the band postings (with MinHash) and the table
+// entries of every document numbered from their watermarks on into the
+// bands and tables buckets, and moves the watermarks to the next document
+// number, in one transaction; the current levels then become the retiring
+// ones. It costs a read of those records and a sorted update of the
+// buckets: about one rewrite of each of their pages. The caller holds
+// x.wmu, and x.rold and x.told are nil.
 func (x *Index) mergeBands() error {
 	err := x.db.Update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
-		var chs []change
 		c := tx.Bucket(bucketDocs).Cursor()
-		for k, v := c.Seek(docKey(m.bandsFrom)); k != nil; k, v = c.Next() {
-			if len(k) != 4 {
-				continue
+		if x.settings.MinHash {
+			var chs []change
+			for k, v := c.Seek(docKey(m.bandsFrom)); k != nil; k, v = c.Next() {
+				if len(k) != 4 {
+					continue
+				}
+				// applyBands reads only the bands of a new record.
+				if bands := bandsOf(v, x.lay); bands != nil {
+					chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &record{text: true, bands: bands}})
+				}
 			}
-			// applyBands reads only the bands of a new record.
-			if bands := bandsOf(v, x.lay); bands != nil {
-				chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &record{text: true, bands: bands}})
+			if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
+				return err
+			}
+			m.bandsFrom = m.next
+		}
+		var chs []change
+		for k, v := c.Seek(docKey(m.tablesFrom)); k != nil; k, v = c.Next() {
+			// applyTables reads only the fingerprint of a new record.
+			if len(k) == 4 && len(v) >= 8 {
+				chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &record{fp: binary.BigEndian.Uint64(v)}})
 			}
 		}
-		if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
+		if err := x.applyTables(tx, chs, ^uint32(0)); err != nil {
 			return err
 		}
-		m.bandsFrom = m.next
+		m.tablesFrom = m.next
 		return x.writeMeta(tx, m)
 	})
 	if err != nil {
 		return boltErr(err)
 	}
-	x.rold.Store(x.rcur.Load())
-	x.rcur.Store(newRecentBands())
+	if x.settings.MinHash {
+		x.rold.Store(x.rcur.Load())
+		x.rcur.Store(newRecentBands())
+	}
+	x.told.Store(x.tcur.Load())
+	x.tcur.Store(newRecentTables())
 	return nil
 }

@@ -2,10 +2,12 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/testcorpus"
 )
 
 // recentCorpus returns the licence texts and near copies of them (a word
@@ -249,7 +252,8 @@ func TestRecentBandsConcurrent(t *testing.T) {
 }
 
 // TestUpgradeVersion1 opens a copy of the version 1 file for writing: it
-// becomes a version 2 file that still answers as before and takes adds.
+// becomes a file of the current version that still answers as before and
+// takes adds.
 func TestUpgradeVersion1(t *testing.T) {
 	t.Parallel()
 	path := v1Copy(t)
@@ -270,7 +274,7 @@ func TestUpgradeVersion1(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := x.Stats()
-	if err != nil || st.SchemaVersion != 2 || st.Docs != 13 || st.RecentBands != 1 {
+	if err != nil || st.SchemaVersion != index.SchemaVersion || st.Docs != 13 || st.RecentBands != 1 {
 		t.Fatalf("stats after the upgrade: %+v, %v", st, err)
 	}
 	ms, err := x.QueryID("fortune:ru/2001.06:78", &index.QueryOptions{MinSimilarity: 0.5})
@@ -281,4 +285,87 @@ func TestUpgradeVersion1(t *testing.T) {
 	if err != nil || len(ms) != 1 || ms[0].ID != "copy" {
 		t.Fatalf("query of the document added after the upgrade: %v, %v", ms, err)
 	}
+}
+
+// TestUpgradeVersion2 reads a copy of the version 2 file, whose online adds
+// have their table entries in the tables bucket, read-only and then for
+// writing: it becomes a file of the current version, whose new documents'
+// entries go to the in-memory table level, and answers as before through
+// adds, a merge of the levels and a reopen.
+func TestUpgradeVersion2(t *testing.T) {
+	t.Parallel()
+	docs, err := testcorpus.Load(testcorpus.SamplePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := v2Copy(t)
+	fpRule := &index.QueryOptions{MinSimilarity: index.NoMinSimilarity}
+	check := func(x *index.Index, when string, version int, extra ...string) {
+		t.Helper()
+		if err := x.Check(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		st, err := x.Stats()
+		if err != nil || st.SchemaVersion != version || st.Docs != 12+len(extra) {
+			t.Fatalf("%s: stats %+v, %v", when, st, err)
+		}
+		// The copy and the first document find each other by fingerprint
+		// and by bands; the deleted and replaced documents are gone.
+		for _, q := range [][2]string{{"copy", docs[0].ID}, {docs[0].ID, "copy"}} {
+			for _, o := range []*index.QueryOptions{fpRule, nil} {
+				ms, err := x.QueryID(q[0], o)
+				if err != nil || len(ms) == 0 || ms[0].ID != q[1] {
+					t.Fatalf("%s: query of %s (%+v): %v, %v, want %s", when, q[0], o, ms, err, q[1])
+				}
+			}
+		}
+		if _, err := x.Get(docs[2].ID); !errors.Is(err, index.ErrNotFound) {
+			t.Fatalf("%s: the deleted document: %v", when, err)
+		}
+		ms, err := x.Query([]byte(docs[1].Text), fpRule)
+		if err != nil || slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == docs[1].ID }) {
+			t.Fatalf("%s: the replaced text still finds its old ID: %v, %v", when, ms, err)
+		}
+		for _, id := range extra {
+			ms, err := x.QueryID(id, fpRule)
+			if err != nil || len(ms) == 0 || ms[0].ID != docs[3].ID {
+				t.Fatalf("%s: query of %s: %v, %v", when, id, ms, err)
+			}
+		}
+	}
+	x, err := index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, "version 2, read-only", 2)
+	x.Close()
+
+	x, err = index.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, "upgraded", index.SchemaVersion)
+	if err := x.Add(index.Doc{ID: "copy3", Text: []byte(docs[3].Text + " Again.")}); err != nil {
+		t.Fatal(err)
+	}
+	check(x, "after an add", index.SchemaVersion, "copy3")
+	x.Close()
+
+	// A merge of the levels after every commit.
+	x, err = index.Open(path, &index.Options{RecentBands: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, "reopened", index.SchemaVersion, "copy3")
+	if err := x.Add(index.Doc{ID: "copy3b", Text: []byte(docs[3].Text + " Once more.")}); err != nil {
+		t.Fatal(err)
+	}
+	check(x, "after a merge", index.SchemaVersion, "copy3", "copy3b")
+	x.Close()
+	x, err = index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	check(x, "merged, read-only", index.SchemaVersion, "copy3", "copy3b")
 }

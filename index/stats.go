@@ -20,6 +20,11 @@ type Stats struct {
 	// in memory until the next merge (Options.RecentBands).
 	RecentBands int `json:"recent_bands"`
 
+	// RecentTables is the number of document numbers from the table
+	// watermark on: the documents whose permuted-table entries are kept in
+	// memory until the next merge (Options.RecentBands).
+	RecentTables int `json:"recent_tables"`
+
 	// MaxDistance is k, the distance the tables are built for.
 	MaxDistance int `json:"max_distance"`
 
@@ -91,6 +96,7 @@ func (x *Index) Stats() (Stats, error) {
 		if st.MinHash {
 			s.RecentBands = int(m.next - m.bandsFrom)
 		}
+		s.RecentTables = int(m.next - m.tablesFrom)
 		s.FileBytes = tx.Size()
 		bs := tx.Bucket(bucketTables).Stats()
 		s.TableBytes = int64(bs.BranchAlloc + bs.LeafAlloc)

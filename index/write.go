@@ -173,6 +173,11 @@ type meta struct {
 	// bucket but in the in-memory level (recentBands). Without the key (a
 	// schema 1 file) it is next.
 	bandsFrom uint32
+	// tablesFrom is the table watermark: the table entries of documents
+	// numbered from it on are not in the tables bucket but in the
+	// in-memory level (recentTables). Without the key (a file of schema 1
+	// or 2) it is next.
+	tablesFrom uint32
 }
 
 func (x *Index) readMeta(tx *bolt.Tx) meta {
@@ -189,6 +194,10 @@ func (x *Index) readMeta(tx *bolt.Tx) meta {
 	if v := mb.Get(keyBandsFrom); len(v) == 4 {
 		m.bandsFrom = binary.BigEndian.Uint32(v)
 	}
+	m.tablesFrom = m.next
+	if v := mb.Get(keyTablesFrom); len(v) == 4 {
+		m.tablesFrom = binary.BigEndian.Uint32(v)
+	}
 	return m
 }
 
@@ -204,6 +213,9 @@ func (x *Index) writeMeta(tx *bolt.Tx, m meta) error {
 		if err := mb.Put(keyBandsFrom, binary.BigEndian.AppendUint32(nil, m.bandsFrom)); err != nil {
 			return err
 		}
+	}
+	if err := mb.Put(keyTablesFrom, binary.BigEndian.AppendUint32(nil, m.tablesFrom)); err != nil {
+		return err
 	}
 	switch {
 	case m.loading && !loading(tx):
@@ -332,13 +344,52 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			return err
 		}
 	}
+	w := ^uint32(0) // every table entry in the bucket
+	if cur := x.tcur.Load(); cur != nil {
+		w = x.readMeta(tx).tablesFrom
+		// The documents at or above the table watermark have their
+		// entries in the level only: their new fingerprints go there,
+		// and their old entries, there too, are left for readers to
+		// skip (see recentTables).
+		for _, c := range chs {
+			if c.n >= w && c.new != nil {
+				cur.add(x, c.n, c.new.fp)
+			}
+		}
+	}
+	if err := x.applyTables(tx, chs, w); err != nil {
+		return err
+	}
+	if x.settings.MinHash {
+		w := ^uint32(0) // every posting in the bucket
+		if x.rcur.Load() != nil {
+			w = x.readMeta(tx).bandsFrom
+		}
+		if err := x.applyBands(tx, chs, w); err != nil {
+			return err
+		}
+	}
+	if x.lay.sets {
+		return x.applySets(tx, chs)
+	}
+	return nil
+}
+
+// applyTables updates the table groups of the bucket for the documents
+// of chs numbered below w: their old entries out, their new ones in, in
+// one sorted pass per table.
+func (x *Index) applyTables(tx *bolt.Tx, chs []change, w uint32) error {
 	ops := make([]tableOp, 0, 2*len(chs))
 	es := x.entrySize()
 	kb := uint(64 - x.settings.Design.KeyBits)
+	b := tx.Bucket(bucketTables)
 	for ti := range x.tables {
 		t := &x.tables[ti]
 		ops = ops[:0]
 		for _, c := range chs {
+			if c.n >= w {
+				continue
+			}
 			for _, r := range [2]*record{c.old, c.new} {
 				if r == nil {
 					continue
@@ -358,7 +409,6 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			}
 			return bytes.Compare(a.ent[:es], b.ent[:es])
 		})
-		b := tx.Bucket(bucketTables)
 		var del, add []byte
 		for i := 0; i < len(ops); {
 			j := i
@@ -383,18 +433,6 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			}
 			i = j
 		}
-	}
-	if x.settings.MinHash {
-		w := ^uint32(0) // every posting in the bucket
-		if x.rcur.Load() != nil {
-			w = x.readMeta(tx).bandsFrom
-		}
-		if err := x.applyBands(tx, chs, w); err != nil {
-			return err
-		}
-	}
-	if x.lay.sets {
-		return x.applySets(tx, chs)
 	}
 	return nil
 }

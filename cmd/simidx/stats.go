@@ -96,6 +96,7 @@ func statsRows(r statsRecord) [][2]string {
 		{"blocks", strings.Trim(fmt.Sprint(s.Blocks), "[]")},
 		{"prefix bits", strconv.Itoa(s.PrefixBits)},
 		{"key bits", strconv.Itoa(s.KeyBits)},
+		{"recent table documents", strconv.Itoa(s.RecentTables)},
 		{"minhash", strconv.FormatBool(s.MinHash)},
 	}
 	if s.MinHash {

@@ -1,0 +1,174 @@
+package index
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// recentTables is the in-memory level of the permuted tables: the table
+// entries of the documents numbered from the index's table watermark (meta
+// key "tablesfrom") on, which are not in the tables bucket yet. An online
+// add writes a new document's entries there and its fingerprint into its
+// record only; a merge (mergeLevels) moves them into the bucket in one
+// sorted pass, which rewrites each group of the tables once instead of
+// once per commit: a new document's four entries otherwise dirty four
+// pages at random places in the file. The level is rebuilt from the
+// records at Open.
+//
+// As the band level, it is a superset: it gains entries before the commit
+// that makes them visible and keeps those of documents since replaced or
+// deleted. Readers verify every entry they use against the document's
+// record in their transaction (verifyRecent).
+type recentTables struct {
+	mu   sync.RWMutex
+	ents map[uint64][]recentEnt // by groupID
+	docs int                    // documents added
+}
+
+// recentEnt is a document of the level under one table group: its number
+// and fingerprint (not permuted).
+type recentEnt struct {
+	fp uint64
+	n  uint32
+}
+
+// groupID names the group of key (the leading KeyBits bits of a permuted
+// fingerprint) in table ti; KeyBits is at most 32.
+func groupID(ti int, key uint64) uint64 { return uint64(ti)<<32 | key }
+
+func newRecentTables() *recentTables {
+	return &recentTables{ents: make(map[uint64][]recentEnt)}
+}
+
+// add adds document n with fingerprint fp to every table. It costs a map
+// insertion per table.
+func (r *recentTables) add(x *Index, n uint32, fp uint64) {
+	kb := uint(64 - x.settings.Design.KeyBits)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.docs++
+	for ti := range x.tables {
+		id := groupID(ti, x.tables[ti].permute(fp)>>kb)
+		r.ents[id] = append(r.ents[id], recentEnt{fp: fp, n: n})
+	}
+}
+
+// appendNear appends to dst the entries of group id within distance d of
+// fingerprint fp, unverified.
+func (r *recentTables) appendNear(dst []recentEnt, id uint64, fp uint64, d int) []recentEnt {
+	if r == nil {
+		return dst
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, e := range r.ents[id] {
+		if bits.OnesCount64(e.fp^fp) <= d {
+			dst = append(dst, e)
+		}
+	}
+	return dst
+}
+
+// groups returns the IDs of the groups of table ti in the level, sorted.
+func (r *recentTables) groups(ti int) []uint64 {
+	if r == nil {
+		return nil
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var ids []uint64
+	for id := range r.ents {
+		if int(id>>32) == ti {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// group appends to dst the entries of group id, unverified.
+func (r *recentTables) group(dst []recentEnt, id uint64) []recentEnt {
+	if r == nil {
+		return dst
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append(dst, r.ents[id]...)
+}
+
+// size returns the number of documents added.
+func (r *recentTables) size() int {
+	if r == nil {
+		return 0
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.docs
+}
+
+// tableLevels are the in-memory table levels a reader consults, as levels
+// are for the bands: the current one and the one the last merge retired.
+type tableLevels [2]*recentTables
+
+// recentTableLevels returns the table levels for a read transaction, under
+// the same rule as recentLevels: the caller holds x.readers (read).
+func (x *Index) recentTableLevels() tableLevels {
+	return tableLevels{x.tcur.Load(), x.told.Load()}
+}
+
+// verifyRecent returns the entries of es that belong to the snapshot of
+// docs (a cursor of the docs bucket), whose table watermark is w: those of
+// documents numbered from w on (below it, the tables bucket of the
+// snapshot holds them) whose record has the entry's fingerprint
+// (committed, not replaced or deleted since), each once. Cost: a cursor
+// seek per entry.
+func verifyRecent(es []recentEnt, docs *bolt.Cursor, w uint32) []recentEnt {
+	out := es[:0] // writes behind the reads
+	var dk [4]byte
+	for _, e := range es {
+		if e.n < w || slices.Contains(out, e) {
+			continue
+		}
+		key := binary.BigEndian.AppendUint32(dk[:0], e.n)
+		k, v := docs.Seek(key)
+		if string(k) != string(key) || len(v) < 8 || binary.BigEndian.Uint64(v) != e.fp {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// tablesFrom returns the table watermark of tx (see meta.tablesFrom).
+// It costs two lookups in the meta bucket.
+func tablesFrom(tx *bolt.Tx) uint32 {
+	mb := tx.Bucket(bucketMeta)
+	if v := mb.Get(keyTablesFrom); len(v) == 4 {
+		return binary.BigEndian.Uint32(v)
+	}
+	if v := mb.Get(keyNext); len(v) == 4 {
+		return binary.BigEndian.Uint32(v)
+	}
+	return 0
+}
+
+// empty reports whether no reader needs the levels: nothing in the
+// current one and none retiring.
+func (l tableLevels) empty() bool { return l[0].size() == 0 && l[1] == nil }
+
+// buildRecentTables returns the table level of the documents numbered
+// from w on in tx. It costs a read of their records.
+func (x *Index) buildRecentTables(tx *bolt.Tx, w uint32) *recentTables {
+	r := newRecentTables()
+	c := tx.Bucket(bucketDocs).Cursor()
+	for k, v := c.Seek(docKey(w)); k != nil; k, v = c.Next() {
+		if len(k) == 4 && len(v) >= 8 {
+			r.add(x, binary.BigEndian.Uint32(k), binary.BigEndian.Uint64(v))
+		}
+	}
+	return r
+}
