@@ -509,13 +509,18 @@ func startBinary(t *testing.T, db string, flags ...string) *binaryServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// The exit is reported once every line of stderr is in bs.stderr: a
+	// test that reads it after wait sees the last line.
+	scanned := make(chan struct{})
 	go func() {
 		err := cmd.Wait()
 		pw.Close()
+		<-scanned
 		bs.exited <- err
 	}()
 	urls := make(chan string, 1)
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(pr)
 		for sc.Scan() {
 			bs.stderr.Write(append(sc.Bytes(), '\n'))
@@ -523,6 +528,7 @@ func startBinary(t *testing.T, db string, flags ...string) *binaryServer {
 				urls <- u
 			}
 		}
+		io.Copy(io.Discard, pr) // after a line too long for the scanner
 	}()
 	t.Cleanup(func() {
 		cmd.Process.Kill()
