@@ -333,7 +333,7 @@ The load test of the HTTP server (subcommand ` + "`serve`" + `: a million docume
 concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
 rate) is run on its own; its figures and commands are in
 [docs/server.md](server.md#load-test). On the 2-core VM: about 20,000 queries a second,
-5,000 durable adds a second with 32 clients, the server's own query p99 under 1 ms.
+7,000 durable adds a second with 32 clients, the server's own query p99 under 1 ms.
 `
 
 func writeServeNote(w io.Writer) {
