@@ -306,7 +306,7 @@ func (l *loader) commitBatch() error {
 		return boltErr(err)
 	}
 	x.count.Store(count)
-	_ = x.maybeMergeBands() // retried by the next commit if it fails
+	_ = x.maybeMergeLevels() // retried by the next commit if it fails
 	l.st.Committed += int64(len(l.batch))
 	l.st.Replaced += rep
 	l.st.ExactDuplicates += ex

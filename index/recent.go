@@ -11,7 +11,7 @@ import (
 // the documents numbered from the index's band watermark (meta key
 // "bandsfrom") on, whose postings are not in the bands bucket yet. An online
 // add writes a new document's bands there and into its record only; a
-// merge (mergeBands) moves them into the bucket in one sorted pass, which
+// merge (mergeLevels) moves them into the bucket in one sorted pass, which
 // rewrites each page of the bucket once instead of once per commit. The
 // level is rebuilt from the records at Open.
 //
@@ -196,10 +196,10 @@ func (x *Index) recentLimit() int {
 	return max(1<<16, x.Len()/8)
 }
 
-// maybeMergeBands merges the current levels (bands and tables) into their
+// maybeMergeLevels merges the current levels (bands and tables) into their
 // buckets when one holds more documents than recentLimit, and the levels
 // of the previous merge can be retired. The caller holds x.wmu.
-func (x *Index) maybeMergeBands() error {
+func (x *Index) maybeMergeLevels() error {
 	limit := x.recentLimit()
 	if x.rcur.Load().size() <= limit && x.tcur.Load().size() <= limit {
 		return nil
@@ -214,17 +214,17 @@ func (x *Index) maybeMergeBands() error {
 		x.told.Store(nil)
 		x.readers.Unlock()
 	}
-	return x.mergeBands()
+	return x.mergeLevels()
 }
 
-// mergeBands writes the band postings (with MinHash) and the table
+// mergeLevels writes the band postings (with MinHash) and the table
 // entries of every document numbered from their watermarks on into the
 // bands and tables buckets, and moves the watermarks to the next document
 // number, in one transaction; the current levels then become the retiring
 // ones. It costs a read of those records and a sorted update of the
 // buckets: about one rewrite of each of their pages. The caller holds
 // x.wmu, and x.rold and x.told are nil.
-func (x *Index) mergeBands() error {
+func (x *Index) mergeLevels() error {
 	err := x.db.Update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		c := tx.Bucket(bucketDocs).Cursor()

@@ -52,7 +52,7 @@ func (x *Index) Add(docs ...Doc) error {
 	_ = x.growBandFilter()
 	// A merge that fails leaves the level as it is; the next commit
 	// retries it.
-	_ = x.maybeMergeBands()
+	_ = x.maybeMergeLevels()
 	return nil
 }
 
