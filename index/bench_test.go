@@ -58,16 +58,45 @@ func queries(c *corpus, n int) []uint64 {
 	return qs
 }
 
+// BenchmarkQueryFingerprint measures QueryFingerprint against benchN()
+// fingerprints: all of them bulk-loaded into the tables bucket, and with
+// the last eighth added online in commits of 1,000, so that their entries
+// are in the in-memory table level (as before a merge).
 func BenchmarkQueryFingerprint(b *testing.B) {
 	c := benchCorpus(benchN())
-	x := benchIndex(b, c)
-	qs := queries(c, 4096)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		if _, err := x.QueryFingerprint(qs[i%len(qs)], nil); err != nil {
-			b.Fatal(err)
-		}
+	for _, online := range []bool{false, true} {
+		b.Run(map[bool]string{false: "bucket", true: "level"}[online], func(b *testing.B) {
+			var x *index.Index
+			if !online {
+				x = benchIndex(b, c)
+			} else {
+				k := len(c.fps) * 7 / 8
+				x = newIndex(b, &index.Settings{ExpectedDocs: len(c.fps)})
+				if _, err := x.Load(context.Background(), (&corpus{ids: c.ids[:k], fps: c.fps[:k]}).docs(), nil); err != nil {
+					b.Fatal(err)
+				}
+				for lo := k; lo < len(c.fps); lo += 1000 {
+					var ds []index.Doc
+					for i := lo; i < min(lo+1000, len(c.fps)); i++ {
+						ds = append(ds, index.Doc{ID: c.ids[i], Fingerprint: c.fps[i], Precomputed: true})
+					}
+					if err := x.Add(ds...); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if st, err := x.Stats(); err != nil || st.RecentTables < len(c.fps)/8 {
+					b.Fatalf("stats %+v, %v: the level does not hold the online adds", st, err)
+				}
+			}
+			qs := queries(c, 4096)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, err := x.QueryFingerprint(qs[i%len(qs)], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
