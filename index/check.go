@@ -237,7 +237,7 @@ func (x *Index) check(tx *bolt.Tx) error {
 			for n := range roaring.Values(&bm) {
 				members++
 				r := byN[n]
-				if r == nil || r.bands[key[0]] != h || n >= m.bandsFrom {
+				if r == nil || r.bands[key[0]] != h || n >= m.bandFrom(x, int(key[0])) {
 					pr.add("band %x: document %d does not have this band", key, n)
 					break
 				}
@@ -247,25 +247,25 @@ func (x *Index) check(tx *bolt.Tx) error {
 			}
 			return nil
 		})
-		// The documents from the watermark on have their bands in the
-		// in-memory level, not in the bucket.
+		// The documents from a band's watermark on have that band in the
+		// in-memory levels, not in the bucket.
 		inBucket := 0
 		lv := x.recentLevels()
 		dc := tx.Bucket(bucketDocs).Cursor()
 		for n, r := range byN {
-			if n < m.bandsFrom {
-				inBucket++
-				continue
-			}
 			for i, h := range r.bands {
+				if n < m.bandFrom(x, i) {
+					inBucket++
+					continue
+				}
 				if got := x.recentDocs(nil, lv, dc, i, h); !containsDoc(got, n) {
-					pr.add("document %d: band %d not in the in-memory level", n, i)
+					pr.add("document %d: band %d not in the in-memory levels", n, i)
 					break
 				}
 			}
 		}
-		if members != inBucket*nb {
-			pr.add("%d band postings for %d documents with %d bands below the band watermark %d", members, inBucket, nb, m.bandsFrom)
+		if members != inBucket {
+			pr.add("%d band postings for %d bands of documents below their band's watermark", members, inBucket)
 		}
 	}
 	// Sets: every record's (document, hash) is in a posting (checked
@@ -300,15 +300,9 @@ func (x *Index) check(tx *bolt.Tx) error {
 		return err
 	}
 
-	// Tables: the entries of the documents below the table watermark in
-	// the bucket, the others in the current in-memory level.
+	// Tables: the entries of the documents below a table's watermark in
+	// the bucket, the others in the in-memory levels.
 	stamp := make([]int32, len(fps))
-	below := 0
-	for n := range dense {
-		if n < m.tablesFrom {
-			below++
-		}
-	}
 	lv := x.recentTableLevels()
 	if lv[0] == nil {
 		pr.add("no in-memory table level")
@@ -322,6 +316,13 @@ func (x *Index) check(tx *bolt.Tx) error {
 	for ti := range x.tables {
 		t := &x.tables[ti]
 		entries := 0
+		w := m.tableFrom(ti)
+		below := 0
+		for n := range dense {
+			if n < w {
+				below++
+			}
+		}
 		tp := []byte{byte(ti >> 8), byte(ti)}
 		for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
 			if len(key) != 2+x.keyBytes || (x.keyBytes*8 > x.settings.Design.KeyBits && key[2]>>(x.settings.Design.KeyBits-8*(x.keyBytes-1)) != 0) {
@@ -339,8 +340,8 @@ func (x *Index) check(tx *bolt.Tx) error {
 				switch {
 				case !ok:
 					pr.add("table %d: entry for missing document %d", ti, e.n)
-				case e.n >= m.tablesFrom:
-					pr.add("table %d: document %d in the bucket, at or above the table watermark %d", ti, e.n, m.tablesFrom)
+				case e.n >= w:
+					pr.add("table %d: document %d in the bucket, at or above the table's watermark %d", ti, e.n, w)
 				case t.permute(fps[d]) != e.p:
 					pr.add("table %d: document %d under the wrong fingerprint", ti, e.n)
 				case stamp[d] == int32(ti+1):
@@ -354,21 +355,25 @@ func (x *Index) check(tx *bolt.Tx) error {
 			}
 		}
 		if entries != below {
-			pr.add("table %d: %d entries for %d documents below the table watermark %d", ti, entries, below, m.tablesFrom)
+			pr.add("table %d: %d entries for %d documents below the table's watermark %d", ti, entries, below, w)
 		}
 		// The documents from the watermark on are in the level, under
 		// their fingerprint's group.
 		kb := uint(64 - x.settings.Design.KeyBits)
 		for n, d := range dense {
-			if n < m.tablesFrom {
+			if n < w {
 				continue
 			}
 			e := recentEnt{fp: fps[d], n: n}
 			id := groupID(ti, t.permute(e.fp)>>kb)
-			// (A merge after this snapshot began has moved them to the
-			// retiring level.)
-			if !slices.Contains(lv[0].group(lv[1].group(nil, id), id), e) {
-				pr.add("table %d: document %d, at or above the table watermark %d, not in the in-memory level", ti, n, m.tablesFrom)
+			// (A merge moves them from level to level; a reader sees
+			// each in one of them.)
+			var es []recentEnt
+			for _, r := range lv {
+				es = r.group(es, id)
+			}
+			if !slices.Contains(es, e) {
+				pr.add("table %d: document %d, at or above the table's watermark %d, not in the in-memory levels", ti, n, w)
 			}
 			if len(pr.list) >= maxProblems {
 				return pr.err()

@@ -32,16 +32,18 @@ type Index struct {
 	useFilter bool // Options.BandFilter
 
 	// The in-memory band levels of an index with MinHash (recentBands):
-	// rcur is the current level, rold the one the last merge moved into
-	// the bucket, kept until no reader of an older snapshot is left.
-	// Every read transaction holds readers (read) from before it begins
-	// until it ends; a merge retires rold only with readers.TryLock.
-	rcur, rold atomic.Pointer[recentBands]
-	// tcur and told are the in-memory table levels (recentTables), under
-	// the same rules; every index has them.
-	tcur, told atomic.Pointer[recentTables]
-	readers    sync.RWMutex
-	recentMax  int // Options.RecentBands
+	// rcur is the current level, which adds write; rmrg the one a merge
+	// under way moves into the bucket, slice by slice (nil without one);
+	// rold the one the last merge moved, kept until no reader of an older
+	// snapshot is left. Every read transaction holds readers (read) from
+	// before it begins until it ends; a merge starts, and retires rold,
+	// only with readers.TryLock.
+	rcur, rmrg, rold atomic.Pointer[recentBands]
+	// tcur, tmrg and told are the in-memory table levels (recentTables),
+	// under the same rules; every index has them.
+	tcur, tmrg, told atomic.Pointer[recentTables]
+	readers          sync.RWMutex
+	recentMax        int // Options.RecentBands
 }
 
 // Doc is a document to add: an external ID and its text. Precomputed

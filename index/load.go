@@ -352,7 +352,7 @@ func (l *loader) phase1() error {
 			}
 		}
 		if len(chs) > 0 && x.settings.MinHash {
-			if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
+			if err := x.applyBands(tx, chs, inBucket, ^uint32(0)); err != nil {
 				return err
 			}
 		}
@@ -584,7 +584,7 @@ func (w *bulkWriter) drop(n uint32) error {
 		return err
 	}
 	if w.x.settings.MinHash && r.text {
-		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}, ^uint32(0)); err != nil {
+		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}, inBucket, ^uint32(0)); err != nil {
 			return err
 		}
 	}

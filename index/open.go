@@ -33,6 +33,8 @@ var (
 	keyCount      = []byte("count")      // number of committed documents
 	keyBandsFrom  = []byte("bandsfrom")  // band watermark (schema 2, MinHash only): see meta.bandsFrom
 	keyTablesFrom = []byte("tablesfrom") // table watermark (schema 3): see meta.tablesFrom
+	keyMergeUpto  = []byte("mergeupto")  // end of the merge under way (schema 3): see meta.merging
+	keyMergeDone  = []byte("mergedone")  // slices of it done (schema 3)
 
 	// bucketLoading exists while a bulk load writes uncommitted documents.
 	// (A bucket in the root rather than a key in meta: readers check it
@@ -245,12 +247,27 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		}
 	}
 	err = x.db.View(func(tx *bolt.Tx) error {
+		// The levels: the documents from the watermarks on, those of a
+		// merge under way (a slice at a time; the next commit goes on
+		// with it) apart.
 		m := x.readMeta(tx)
-		x.tcur.Store(x.buildRecentTables(tx, m.tablesFrom))
+		tfrom, bfrom := m.tablesFrom, m.bandsFrom // of the current levels
+		if m.merging {
+			x.tmrg.Store(x.buildRecentTables(tx, m.tablesFrom, m.mergeUpto))
+			tfrom, bfrom = m.mergeUpto, m.mergeUpto
+		}
+		x.tcur.Store(x.buildRecentTables(tx, tfrom, ^uint32(0)))
 		if !x.settings.MinHash {
 			return nil
 		}
-		r, err := x.buildRecent(tx, m.bandsFrom)
+		if m.merging {
+			r, err := x.buildRecent(tx, m.bandsFrom, m.mergeUpto)
+			if err != nil {
+				return err
+			}
+			x.rmrg.Store(r)
+		}
+		r, err := x.buildRecent(tx, bfrom, ^uint32(0))
 		x.rcur.Store(r)
 		return err
 	})

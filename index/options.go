@@ -77,11 +77,13 @@ type Options struct {
 	// others, so writing them at every commit rewrites a page per entry
 	// and key; a merge rewrites each page once for all of them. Zero
 	// means the default: an eighth of the index, at least 65,536
-	// documents. A negative value merges after every commit. The commit
-	// that passes the limit runs the merge (about a rewrite of the tables
-	// and band postings: seconds for an index of a million texts). Open
-	// rebuilds the levels from the records (about 1 µs per document in
-	// them).
+	// documents. The commit that passes the limit starts a merge (about
+	// a rewrite of the tables and band postings: tens of seconds for an
+	// index of a million texts), which the commits that follow run one
+	// slice each, a table or a band per slice, so that no commit waits
+	// for a whole merge. A negative value merges all of it after every
+	// commit. Open rebuilds the levels from the records (about 1 µs per
+	// document in them).
 	RecentBands int
 }
 

@@ -137,7 +137,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	groups := 0
 	// The table levels' documents of this snapshot, verified once.
 	tl := x.recentTableLevels()
-	w := tablesFrom(tx)
+	tw := x.tableWatermarks(tx)
 	dc := docs.Cursor()
 	kb := uint(64 - x.settings.Design.KeyBits)
 	for ti := range x.tables {
@@ -148,7 +148,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 		for _, r := range tl {
 			for _, id := range r.groups(ti) {
 				es = r.group(es[:0], id)
-				for _, e := range verifyRecent(es, dc, w) {
+				for _, e := range verifyRecent(es, dc, tw[ti]) {
 					if !slices.ContainsFunc(recent[id], func(o entry) bool { return o.n == e.n }) {
 						recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
 					}

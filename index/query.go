@@ -268,6 +268,7 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		tl := x.recentTableLevels()
 		levels := !tl.empty()
 		var near []recentEnt
+		var tw []uint32 // the tables' watermarks, read once when the levels are used
 		kb := uint(64 - x.settings.Design.KeyBits)
 		for i := range x.tables {
 			t := &x.tables[i]
@@ -277,13 +278,19 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 				hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
 			}
 			if levels {
+				if tw == nil {
+					tw = x.tableWatermarks(tx)
+				}
+				start := len(near)
 				for _, r := range tl {
 					near = r.appendNear(near, groupID(i, p>>kb), pr.fp, q.maxDist)
 				}
+				// Below the table's watermark the bucket has them.
+				near = append(near[:start], slices.DeleteFunc(near[start:], func(e recentEnt) bool { return e.n < tw[i] })...)
 			}
 		}
 		if len(near) > 0 {
-			for _, e := range verifyRecent(near, tx.Bucket(bucketDocs).Cursor(), tablesFrom(tx)) {
+			for _, e := range verifyRecent(near, tx.Bucket(bucketDocs).Cursor(), 0) {
 				hits = append(hits, hit{n: e.n, d: bits.OnesCount64(e.fp ^ pr.fp)})
 			}
 		}

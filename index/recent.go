@@ -101,16 +101,19 @@ func (r *recentBands) size() int {
 }
 
 // levels are the in-memory band levels a reader consults: the current
-// one and, until no reader of a snapshot older than the last merge is
-// left, the one that merge moved into the bucket.
-type levels [2]*recentBands
+// one, the one a merge under way is moving into the bucket and, until no
+// reader of a snapshot older than the last merge is left, the one that
+// merge moved.
+type levels [3]*recentBands
 
 // recentLevels returns the levels for a read transaction. The caller holds
 // x.readers (read) from before it began the transaction until it is done
-// with them: the level a merge retires stays until then. The current
-// level is loaded before the retiring one, which a merge stores first.
+// with them: the level a merge retires stays until then. Each level is
+// loaded before the next older one, which a merge stores first when it
+// moves a level along, so a reader sees a level twice rather than not at
+// all.
 func (x *Index) recentLevels() levels {
-	return levels{x.rcur.Load(), x.rold.Load()}
+	return levels{x.rcur.Load(), x.rmrg.Load(), x.rold.Load()}
 }
 
 // view runs fn in a read transaction, with x.readers held (read) so that
@@ -155,16 +158,21 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	return binary.BigEndian.Uint64(v[9+8*(1+l.k+b):]), true
 }
 
-// buildRecent returns the level of the documents numbered from w on in tx.
-func (x *Index) buildRecent(tx *bolt.Tx, w uint32) (*recentBands, error) {
+// buildRecent returns the level of the documents numbered from `from` up
+// to `to` in tx.
+func (x *Index) buildRecent(tx *bolt.Tx, from, to uint32) (*recentBands, error) {
 	r := newRecentBands()
 	c := tx.Bucket(bucketDocs).Cursor()
-	for k, v := c.Seek(docKey(w)); k != nil; k, v = c.Next() {
+	for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
 		if len(k) != 4 {
 			continue
 		}
+		n := binary.BigEndian.Uint32(k)
+		if n >= to {
+			break
+		}
 		if bands := bandsOf(v, x.lay); bands != nil {
-			r.add(binary.BigEndian.Uint32(k), bands)
+			r.add(n, bands)
 		}
 	}
 	return r, nil
@@ -196,75 +204,141 @@ func (x *Index) recentLimit() int {
 	return max(1<<16, x.Len()/8)
 }
 
-// maybeMergeLevels merges the current levels (bands and tables) into their
-// buckets when one holds more documents than recentLimit, and the levels
-// of the previous merge can be retired. The caller holds x.wmu.
+// maybeMergeLevels goes on with the merge of the levels under way, one
+// slice per call, or starts one when a current level holds more documents
+// than recentLimit. A merge moves the entries of every table and the
+// postings of every band of the documents in the levels into the
+// buckets, one table or band per transaction (a slice): the writer's
+// ordinary commits go on between slices, so that a merge, seconds of work
+// in a large index, holds no add for longer than a slice. With
+// Options.RecentBands < 0 it runs a whole merge at once. The caller holds
+// x.wmu.
 func (x *Index) maybeMergeLevels() error {
-	limit := x.recentLimit()
-	if x.rcur.Load().size() <= limit && x.tcur.Load().size() <= limit {
-		return nil
-	}
-	if x.rold.Load() != nil || x.told.Load() != nil {
+	if x.tmrg.Load() == nil {
+		limit := x.recentLimit()
+		if x.rcur.Load().size() <= limit && x.tcur.Load().size() <= limit {
+			return nil
+		}
 		// Readers of snapshots older than the last merge may still use
-		// them; a reader holds x.readers for its whole transaction.
+		// its level, and a reader must not see the current level move to
+		// merging between its loads of them: a reader holds x.readers for
+		// its whole transaction.
 		if !x.readers.TryLock() {
 			return nil // the next commit tries again
 		}
 		x.rold.Store(nil)
 		x.told.Store(nil)
+		if x.settings.MinHash {
+			x.rmrg.Store(x.rcur.Load())
+			x.rcur.Store(newRecentBands())
+		}
+		x.tmrg.Store(x.tcur.Load())
+		x.tcur.Store(newRecentTables())
 		x.readers.Unlock()
 	}
-	return x.mergeLevels()
+	for {
+		done, err := x.mergeSlice()
+		if err != nil || done || x.recentMax >= 0 {
+			return err
+		}
+	}
 }
 
-// mergeLevels writes the band postings (with MinHash) and the table
-// entries of every document numbered from their watermarks on into the
-// bands and tables buckets, and moves the watermarks to the next document
-// number, in one transaction; the current levels then become the retiring
-// ones. It costs a read of those records and a sorted update of the
-// buckets: about one rewrite of each of their pages. The caller holds
-// x.wmu, and x.rold and x.told are nil.
-func (x *Index) mergeLevels() error {
+// mergeSlices returns the number of slices of a merge: one per table, then
+// one per band with MinHash.
+func (x *Index) mergeSlices() int {
+	n := len(x.tables)
+	if x.settings.MinHash {
+		n += x.settings.Bands
+	}
+	return n
+}
+
+// mergeSlice runs the next slice of the merge under way, in one
+// transaction: it reads the records of the documents from the watermark of
+// the slice's table or band to the end of the merge and writes their
+// entries or postings into the bucket, in key order, and counts the slice
+// done. The first slice records where the merge ends (the next document
+// number then: the documents of the merging levels). The last moves the
+// watermarks there, ends the merge and makes the merging levels the
+// retiring ones. It reports whether the merge is over. The caller holds
+// x.wmu.
+func (x *Index) mergeSlice() (bool, error) {
+	var over bool
 	err := x.db.Update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
+		if !m.merging {
+			m.merging, m.mergeUpto, m.mergeDone = true, m.next, 0
+		}
+		s := m.mergeDone
 		c := tx.Bucket(bucketDocs).Cursor()
-		if x.settings.MinHash {
-			var chs []change
+		var chs []change
+		if s < len(x.tables) {
+			for k, v := c.Seek(docKey(m.tablesFrom)); k != nil; k, v = c.Next() {
+				if len(k) != 4 {
+					continue
+				}
+				n := binary.BigEndian.Uint32(k)
+				if n >= m.mergeUpto {
+					break
+				}
+				// applyTables reads only the fingerprint of a new record.
+				if len(v) >= 8 {
+					chs = append(chs, change{n: n, new: &record{fp: binary.BigEndian.Uint64(v)}})
+				}
+			}
+			if err := x.applyTables(tx, chs, only(s)); err != nil {
+				return err
+			}
+		} else {
 			for k, v := c.Seek(docKey(m.bandsFrom)); k != nil; k, v = c.Next() {
 				if len(k) != 4 {
 					continue
 				}
+				n := binary.BigEndian.Uint32(k)
+				if n >= m.mergeUpto {
+					break
+				}
 				// applyBands reads only the bands of a new record.
 				if bands := bandsOf(v, x.lay); bands != nil {
-					chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &record{text: true, bands: bands}})
+					chs = append(chs, change{n: n, new: &record{text: true, bands: bands}})
 				}
 			}
-			if err := x.applyBands(tx, chs, ^uint32(0)); err != nil {
+			if err := x.applyBands(tx, chs, only(s-len(x.tables)), ^uint32(0)); err != nil {
 				return err
 			}
-			m.bandsFrom = m.next
 		}
-		var chs []change
-		for k, v := c.Seek(docKey(m.tablesFrom)); k != nil; k, v = c.Next() {
-			// applyTables reads only the fingerprint of a new record.
-			if len(k) == 4 && len(v) >= 8 {
-				chs = append(chs, change{n: binary.BigEndian.Uint32(k), new: &record{fp: binary.BigEndian.Uint64(v)}})
+		if m.mergeDone++; m.mergeDone >= x.mergeSlices() {
+			m.tablesFrom = m.mergeUpto
+			if x.settings.MinHash {
+				m.bandsFrom = m.mergeUpto
 			}
+			m.merging, m.mergeUpto, m.mergeDone = false, 0, 0
+			over = true
 		}
-		if err := x.applyTables(tx, chs, ^uint32(0)); err != nil {
-			return err
-		}
-		m.tablesFrom = m.next
 		return x.writeMeta(tx, m)
 	})
 	if err != nil {
-		return boltErr(err)
+		return false, boltErr(err)
 	}
-	if x.settings.MinHash {
-		x.rold.Store(x.rcur.Load())
-		x.rcur.Store(newRecentBands())
+	if over {
+		// Older first: a reader that loads merging before this and
+		// retiring after sees the level twice, not never.
+		x.rold.Store(x.rmrg.Load())
+		x.rmrg.Store(nil)
+		x.told.Store(x.tmrg.Load())
+		x.tmrg.Store(nil)
 	}
-	x.told.Store(x.tcur.Load())
-	x.tcur.Store(newRecentTables())
-	return nil
+	return over, nil
+}
+
+// only returns the watermark function of a write of table or band s alone
+// into its bucket.
+func only(s int) func(int) uint32 {
+	return func(i int) uint32 {
+		if i == s {
+			return ^uint32(0)
+		}
+		return 0
+	}
 }

@@ -369,3 +369,86 @@ func TestUpgradeVersion2(t *testing.T) {
 	defer x.Close()
 	check(x, "merged, read-only", index.SchemaVersion, "copy3", "copy3b")
 }
+
+// TestMergeSlices checks the merge of the levels a slice (a table or a
+// band) per commit against an index that merges at once: after every
+// commit, with replaces and deletes between slices and a reopen after
+// every commit (which finds the merge under way in the file and goes on
+// with it), every query, every pair and Check agree, and the levels empty
+// once a merge is over.
+func TestMergeSlices(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(11, 12))
+	docs := recentCorpus(t, rng)
+	dir := t.TempDir()
+	ref, err := index.Open(filepath.Join(dir, "ref"), &index.Options{NoSync: true, RecentBands: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	path := filepath.Join(dir, "sliced")
+	open := func() *index.Index {
+		x, err := index.Open(path, &index.Options{NoSync: true, RecentBands: 12})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	x := open()
+	defer func() { x.Close() }()
+	live := map[string]bool{}
+	merged := false // a merge ran to its end
+	prev := 0
+	for step := 0; len(docs) > 0; step++ {
+		n := min(len(docs), 1+rng.IntN(4))
+		batch := docs[:n]
+		docs = docs[n:]
+		if step%3 == 1 && len(live) > 0 {
+			for id := range live {
+				batch = append(batch, index.Doc{ID: id, Text: batch[0].Text})
+				break
+			}
+		}
+		for _, y := range []*index.Index{ref, x} {
+			if err := y.Add(batch...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, d := range batch {
+			live[d.ID] = true
+		}
+		if step%4 == 2 {
+			for id := range live {
+				for _, y := range []*index.Index{ref, x} {
+					if _, err := y.Delete(id); err != nil {
+						t.Fatal(err)
+					}
+				}
+				delete(live, id)
+				break
+			}
+		}
+		var ids []string
+		for id := range live {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		if err := x.Check(); err != nil {
+			t.Fatalf("step %d: Check: %v", step, err)
+		}
+		if got, want := answers(t, x, ids), answers(t, ref, ids); !reflect.DeepEqual(got, want) {
+			t.Fatalf("step %d: answers differ:\ngot  %q\nwant %q", step, got, want)
+		}
+		st, err := x.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		merged = merged || st.RecentTables < prev
+		prev = st.RecentTables
+		x.Close()
+		x = open()
+	}
+	if !merged {
+		t.Fatal("no merge ran to its end: the test merged nothing")
+	}
+}

@@ -111,13 +111,14 @@ func (r *recentTables) size() int {
 }
 
 // tableLevels are the in-memory table levels a reader consults, as levels
-// are for the bands: the current one and the one the last merge retired.
-type tableLevels [2]*recentTables
+// are for the bands: the current one, the merging one and the retiring
+// one.
+type tableLevels [3]*recentTables
 
 // recentTableLevels returns the table levels for a read transaction, under
 // the same rule as recentLevels: the caller holds x.readers (read).
 func (x *Index) recentTableLevels() tableLevels {
-	return tableLevels{x.tcur.Load(), x.told.Load()}
+	return tableLevels{x.tcur.Load(), x.tmrg.Load(), x.told.Load()}
 }
 
 // verifyRecent returns the entries of es that belong to the snapshot of
@@ -143,31 +144,36 @@ func verifyRecent(es []recentEnt, docs *bolt.Cursor, w uint32) []recentEnt {
 	return out
 }
 
-// tablesFrom returns the table watermark of tx (see meta.tablesFrom).
-// It costs two lookups in the meta bucket.
-func tablesFrom(tx *bolt.Tx) uint32 {
-	mb := tx.Bucket(bucketMeta)
-	if v := mb.Get(keyTablesFrom); len(v) == 4 {
-		return binary.BigEndian.Uint32(v)
+// tableWatermarks returns the watermark of each table in tx (see
+// meta.tableFrom).
+func (x *Index) tableWatermarks(tx *bolt.Tx) []uint32 {
+	m := x.readMeta(tx)
+	ws := make([]uint32, len(x.tables))
+	for t := range ws {
+		ws[t] = m.tableFrom(t)
 	}
-	if v := mb.Get(keyNext); len(v) == 4 {
-		return binary.BigEndian.Uint32(v)
-	}
-	return 0
+	return ws
 }
 
 // empty reports whether no reader needs the levels: nothing in the
-// current one and none retiring.
-func (l tableLevels) empty() bool { return l[0].size() == 0 && l[1] == nil }
+// current one, none merging and none retiring.
+func (l tableLevels) empty() bool { return l[0].size() == 0 && l[1] == nil && l[2] == nil }
 
 // buildRecentTables returns the table level of the documents numbered
-// from w on in tx. It costs a read of their records.
-func (x *Index) buildRecentTables(tx *bolt.Tx, w uint32) *recentTables {
+// from `from` up to `to` in tx. It costs a read of their records.
+func (x *Index) buildRecentTables(tx *bolt.Tx, from, to uint32) *recentTables {
 	r := newRecentTables()
 	c := tx.Bucket(bucketDocs).Cursor()
-	for k, v := c.Seek(docKey(w)); k != nil; k, v = c.Next() {
-		if len(k) == 4 && len(v) >= 8 {
-			r.add(x, binary.BigEndian.Uint32(k), binary.BigEndian.Uint64(v))
+	for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
+		if len(k) != 4 {
+			continue
+		}
+		n := binary.BigEndian.Uint32(k)
+		if n >= to {
+			break
+		}
+		if len(v) >= 8 {
+			r.add(x, n, binary.BigEndian.Uint64(v))
 		}
 	}
 	return r

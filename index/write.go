@@ -178,6 +178,34 @@ type meta struct {
 	// in-memory level (recentTables). Without the key (a file of schema 1
 	// or 2) it is next.
 	tablesFrom uint32
+	// merging says a merge of the levels is under way (meta keys
+	// mergeupto and mergedone): the documents numbered from the
+	// watermarks up to mergeUpto are being merged one slice at a time,
+	// the tables first, then the bands, and mergeDone slices are done
+	// (see tableFrom and bandFrom).
+	merging   bool
+	mergeUpto uint32
+	mergeDone int
+}
+
+// tableFrom returns the watermark of table t: the entries of documents
+// numbered below it are in the tables bucket, the others in the in-memory
+// level. It is mergeUpto for a table a merge under way has done, else
+// tablesFrom.
+func (m *meta) tableFrom(t int) uint32 {
+	if m.merging && t < m.mergeDone {
+		return m.mergeUpto
+	}
+	return m.tablesFrom
+}
+
+// bandFrom returns the watermark of band i, as tableFrom for a table: the
+// slices of the bands come after those of the tables.
+func (m *meta) bandFrom(x *Index, i int) uint32 {
+	if m.merging && len(x.tables)+i < m.mergeDone {
+		return m.mergeUpto
+	}
+	return m.bandsFrom
 }
 
 func (x *Index) readMeta(tx *bolt.Tx) meta {
@@ -198,6 +226,9 @@ func (x *Index) readMeta(tx *bolt.Tx) meta {
 	if v := mb.Get(keyTablesFrom); len(v) == 4 {
 		m.tablesFrom = binary.BigEndian.Uint32(v)
 	}
+	if v, d := mb.Get(keyMergeUpto), mb.Get(keyMergeDone); len(v) == 4 && len(d) == 4 {
+		m.merging, m.mergeUpto, m.mergeDone = true, binary.BigEndian.Uint32(v), int(binary.BigEndian.Uint32(d))
+	}
 	return m
 }
 
@@ -216,6 +247,21 @@ func (x *Index) writeMeta(tx *bolt.Tx, m meta) error {
 	}
 	if err := mb.Put(keyTablesFrom, binary.BigEndian.AppendUint32(nil, m.tablesFrom)); err != nil {
 		return err
+	}
+	if m.merging {
+		if err := mb.Put(keyMergeUpto, binary.BigEndian.AppendUint32(nil, m.mergeUpto)); err != nil {
+			return err
+		}
+		if err := mb.Put(keyMergeDone, binary.BigEndian.AppendUint32(nil, uint32(m.mergeDone))); err != nil {
+			return err
+		}
+	} else {
+		if err := mb.Delete(keyMergeUpto); err != nil {
+			return err
+		}
+		if err := mb.Delete(keyMergeDone); err != nil {
+			return err
+		}
 	}
 	switch {
 	case m.loading && !loading(tx):
@@ -344,28 +390,33 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			return err
 		}
 	}
-	w := ^uint32(0) // every table entry in the bucket
+	tw := inBucket
 	if cur := x.tcur.Load(); cur != nil {
-		w = x.readMeta(tx).tablesFrom
-		// The documents at or above the table watermark have their
-		// entries in the level only: their new fingerprints go there,
-		// and their old entries, there too, are left for readers to
-		// skip (see recentTables).
+		m := x.readMeta(tx)
+		tw = m.tableFrom
+		// The documents at or above the lowest table watermark have
+		// their entries in the level: their new fingerprints go there
+		// (for a table whose watermark is above them, a merge under way
+		// has done, into its group in the bucket too), and their old
+		// entries, there too, are left for readers to skip (see
+		// recentTables).
 		for _, c := range chs {
-			if c.n >= w && c.new != nil {
+			if c.n >= m.tablesFrom && c.new != nil {
 				cur.add(x, c.n, c.new.fp)
 			}
 		}
 	}
-	if err := x.applyTables(tx, chs, w); err != nil {
+	if err := x.applyTables(tx, chs, tw); err != nil {
 		return err
 	}
 	if x.settings.MinHash {
-		w := ^uint32(0) // every posting in the bucket
+		bw, from := inBucket, ^uint32(0)
 		if x.rcur.Load() != nil {
-			w = x.readMeta(tx).bandsFrom
+			m := x.readMeta(tx)
+			bw = func(i int) uint32 { return m.bandFrom(x, i) }
+			from = m.bandsFrom
 		}
-		if err := x.applyBands(tx, chs, w); err != nil {
+		if err := x.applyBands(tx, chs, bw, from); err != nil {
 			return err
 		}
 	}
@@ -375,10 +426,14 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	return nil
 }
 
+// inBucket is the watermark function of a write of every entry or posting
+// into its bucket.
+func inBucket(int) uint32 { return ^uint32(0) }
+
 // applyTables updates the table groups of the bucket for the documents
-// of chs numbered below w: their old entries out, their new ones in, in
-// one sorted pass per table.
-func (x *Index) applyTables(tx *bolt.Tx, chs []change, w uint32) error {
+// of chs numbered below w(t) in table t: their old entries out, their new
+// ones in, in one sorted pass per table.
+func (x *Index) applyTables(tx *bolt.Tx, chs []change, w func(t int) uint32) error {
 	ops := make([]tableOp, 0, 2*len(chs))
 	es := x.entrySize()
 	kb := uint(64 - x.settings.Design.KeyBits)
@@ -386,8 +441,9 @@ func (x *Index) applyTables(tx *bolt.Tx, chs []change, w uint32) error {
 	for ti := range x.tables {
 		t := &x.tables[ti]
 		ops = ops[:0]
+		wt := w(ti)
 		for _, c := range chs {
-			if c.n >= w {
+			if c.n >= wt {
 				continue
 			}
 			for _, r := range [2]*record{c.old, c.new} {
@@ -447,16 +503,20 @@ type postingOp struct {
 	new bool
 }
 
-// applyBands updates the band postings for chs: those of documents
-// numbered below w in the bands bucket, and for the others (the documents
-// at or above the band watermark) the current in-memory level, which is
-// given their new bands (see recentBands).
-func (x *Index) applyBands(tx *bolt.Tx, chs []change, w uint32) error {
+// applyBands updates the band postings for chs: band i of the documents
+// numbered below w(i) in the bands bucket; the documents numbered from
+// from on (the band watermark, at most every w(i)) are given their new
+// bands in the current in-memory level (see recentBands) as well.
+func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from uint32) error {
 	var ops []postingOp
 	f := x.filter.Load()
 	cur := x.rcur.Load()
+	var ws [256]uint32
+	for i := range x.settings.Bands {
+		ws[i] = w(i)
+	}
 	for _, c := range chs {
-		if c.n >= w {
+		if c.n >= from {
 			if r := c.new; r != nil && r.text {
 				for i, h := range r.bands {
 					if f != nil {
@@ -465,13 +525,15 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w uint32) error {
 				}
 				cur.add(c.n, r.bands)
 			}
-			continue
 		}
 		for _, r := range [2]*record{c.old, c.new} {
 			if r == nil || !r.text {
 				continue
 			}
 			for i, h := range r.bands {
+				if c.n >= ws[i] {
+					continue
+				}
 				op := postingOp{key: string(bandKey(i, h)), n: c.n, del: r == c.old}
 				if f != nil && r == c.new {
 					// A key the filter has never seen has no posting. It
