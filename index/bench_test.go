@@ -304,3 +304,38 @@ func BenchmarkAddText(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkQueryCopies measures QueryFingerprint of a fingerprint 20,000
+// documents share (exact copies, as boilerplate pages are), added online:
+// with the level merged at every commit, their entries are in the bucket;
+// otherwise in the in-memory table level, where each of the four tables
+// holds an entry per copy.
+func BenchmarkQueryCopies(b *testing.B) {
+	const fp, copies = 0x1234567812345678, 20_000
+	for _, recent := range []int{-1, 1 << 30} {
+		b.Run(map[int]string{-1: "bucket", 1 << 30: "level"}[recent], func(b *testing.B) {
+			x, err := index.Open(filepath.Join(b.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: recent,
+				Settings: &index.Settings{NoMinHash: true}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer x.Close()
+			for lo := 0; lo < copies; lo += 1000 {
+				ds := make([]index.Doc, 1000)
+				for i := range ds {
+					ds[i] = index.Doc{ID: strconv.Itoa(lo + i), Fingerprint: fp, Precomputed: true}
+				}
+				if err := x.Add(ds...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				ms, err := x.QueryFingerprint(fp, nil)
+				if err != nil || len(ms) != copies {
+					b.Fatalf("%d matches, %v", len(ms), err)
+				}
+			}
+		})
+	}
+}

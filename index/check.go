@@ -81,6 +81,14 @@ func (x *Index) check(tx *bolt.Tx) error {
 	if err := pr.err(); err != nil {
 		return err
 	}
+	if m.tablesFrom > m.next || (x.settings.MinHash && m.bandsFrom > m.next) {
+		pr.add("watermarks (tables %d, bands %d) above the next document number %d", m.tablesFrom, m.bandsFrom, m.next)
+	}
+	if m.merging && (m.mergeUpto > m.next || m.mergeUpto < m.tablesFrom || (x.settings.MinHash && m.mergeUpto < m.bandsFrom) ||
+		m.mergeDone < 0 || m.mergeDone >= x.mergeSlices()) {
+		pr.add("merge under way up to %d with %d of %d slices done, for watermarks (tables %d, bands %d) and next document number %d",
+			m.mergeUpto, m.mergeDone, x.mergeSlices(), m.tablesFrom, m.bandsFrom, m.next)
+	}
 	nb := x.settings.Bands
 
 	// Documents.

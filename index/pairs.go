@@ -144,15 +144,21 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 		t := &x.tables[ti]
 		shift := uint(64 - t.prefix)
 		recent := make(map[uint64][]entry) // by groupID
-		var es []recentEnt
+		var ids []uint64
 		for _, r := range tl {
-			for _, id := range r.groups(ti) {
-				es = r.group(es[:0], id)
-				for _, e := range verifyRecent(es, dc, tw[ti]) {
-					if !slices.ContainsFunc(recent[id], func(o entry) bool { return o.n == e.n }) {
-						recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
-					}
-				}
+			ids = append(ids, r.groups(ti)...)
+		}
+		slices.Sort(ids)
+		var es []recentEnt
+		for _, id := range slices.Compact(ids) {
+			es = es[:0]
+			for _, r := range tl {
+				es = r.group(es, id)
+			}
+			// Each document once: only the entry of its record's
+			// fingerprint is left.
+			for _, e := range verifyRecent(es, dc, tw[ti]) {
+				recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
 			}
 		}
 		// group reports the pairs of one group's entries, sorted by
@@ -321,11 +327,10 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 			}
 		}
 		if lv[0] != nil {
-			for _, n := range x.recentDocs(nil, lv, dc, band, h) {
-				if !containsDoc(nums, n) {
-					nums = append(nums, n)
-				}
-			}
+			// Both in document order: the union, each once.
+			nums = append(nums, x.recentDocs(nil, lv, dc, band, h)...)
+			slices.Sort(nums)
+			nums = slices.Compact(nums)
 		}
 		if len(nums) < 2 {
 			return nil

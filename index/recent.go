@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"slices"
 	"sync"
 
 	bolt "go.etcd.io/bbolt"
@@ -126,18 +127,21 @@ func (x *Index) view(fn func(*bolt.Tx) error) error {
 
 // recentDocs appends to dst the documents of band b with hash h in the
 // levels lv whose record in tx has that band: documents committed in tx's
-// snapshot, not replaced since. docs is a cursor of the docs bucket.
+// snapshot, not replaced since, each once, in document order. docs is a
+// cursor of the docs bucket. Cost: a sort of the level's documents of the
+// key and a seek per distinct one.
 func (x *Index) recentDocs(dst []uint32, lv levels, docs *bolt.Cursor, b int, h uint64) []uint32 {
 	start := len(dst)
 	for _, r := range lv {
 		dst = r.appendDocs(dst, b, h)
 	}
+	// Sorted, a document in two levels is found once, and the seeks go
+	// forward.
+	slices.Sort(dst[start:])
+	dst = append(dst[:start], slices.Compact(dst[start:])...)
 	out := dst[:start]
 	var dk [4]byte
 	for _, n := range dst[start:] {
-		if containsDoc(out[start:], n) {
-			continue
-		}
 		key := binary.BigEndian.AppendUint32(dk[:0], n)
 		k, v := docs.Seek(key)
 		if string(k) != string(key) {
@@ -328,6 +332,14 @@ func (x *Index) mergeSlice() (bool, error) {
 		x.rmrg.Store(nil)
 		x.told.Store(x.tmrg.Load())
 		x.tmrg.Store(nil)
+		// Readers of snapshots from before the end of the merge need the
+		// retired levels; without any, they go now (else at the start of
+		// the next merge), and their memory with them.
+		if x.readers.TryLock() {
+			x.rold.Store(nil)
+			x.told.Store(nil)
+			x.readers.Unlock()
+		}
 	}
 	return over, nil
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -125,13 +126,23 @@ func (x *Index) recentTableLevels() tableLevels {
 // docs (a cursor of the docs bucket), whose table watermark is w: those of
 // documents numbered from w on (below it, the tables bucket of the
 // snapshot holds them) whose record has the entry's fingerprint
-// (committed, not replaced or deleted since), each once. Cost: a cursor
-// seek per entry.
+// (committed, not replaced or deleted since), each once, in document
+// order; es is reordered. Cost: a sort of es and a cursor seek per
+// distinct entry.
 func verifyRecent(es []recentEnt, docs *bolt.Cursor, w uint32) []recentEnt {
+	// Sorted, the repeats (an entry in two levels, an upsert of the same
+	// fingerprint) are neighbours, and the seeks go forward.
+	slices.SortFunc(es, func(a, b recentEnt) int {
+		if c := cmp.Compare(a.n, b.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.fp, b.fp)
+	})
+	es = slices.Compact(es)
 	out := es[:0] // writes behind the reads
 	var dk [4]byte
 	for _, e := range es {
-		if e.n < w || slices.Contains(out, e) {
+		if e.n < w {
 			continue
 		}
 		key := binary.BigEndian.AppendUint32(dk[:0], e.n)
