@@ -268,7 +268,7 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		tl := x.recentTableLevels()
 		levels := !tl.empty()
 		var near []recentEnt
-		var tw []uint32 // the tables' watermarks, read once when the levels are used
+		var tw []uint32 // the tables' watermarks, read once if needed
 		kb := uint(64 - x.settings.Design.KeyBits)
 		for i := range x.tables {
 			t := &x.tables[i]
@@ -278,15 +278,19 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 				hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
 			}
 			if levels {
-				if tw == nil {
-					tw = x.tableWatermarks(tx)
-				}
 				start := len(near)
 				for _, r := range tl {
 					near = r.appendNear(near, groupID(i, p>>kb), pr.fp, q.maxDist)
 				}
-				// Below the table's watermark the bucket has them.
-				near = append(near[:start], slices.DeleteFunc(near[start:], func(e recentEnt) bool { return e.n < tw[i] })...)
+				if len(near) > start {
+					// Below the table's watermark the bucket has them.
+					// (The watermarks are read only for a query that
+					// finds something in the levels: most find nothing.)
+					if tw == nil {
+						tw = x.tableWatermarks(tx)
+					}
+					near = append(near[:start], slices.DeleteFunc(near[start:], func(e recentEnt) bool { return e.n < tw[i] })...)
+				}
 			}
 		}
 		if len(near) > 0 {
