@@ -275,39 +275,25 @@ func (x *Index) mergeSlice() (bool, error) {
 			m.merging, m.mergeUpto, m.mergeDone = true, m.next, 0
 		}
 		s := m.mergeDone
-		c := tx.Bucket(bucketDocs).Cursor()
-		var chs []change
 		if s < len(x.tables) {
-			for k, v := c.Seek(docKey(m.tablesFrom)); k != nil; k, v = c.Next() {
-				if len(k) != 4 {
-					continue
+			// applyTables reads only the fingerprint of a new record.
+			chs := mergeChanges(tx, m.tablesFrom, m.mergeUpto, func(v []byte) *record {
+				if len(v) < 8 {
+					return nil
 				}
-				n := binary.BigEndian.Uint32(k)
-				if n >= m.mergeUpto {
-					break
-				}
-				// applyTables reads only the fingerprint of a new record.
-				if len(v) >= 8 {
-					chs = append(chs, change{n: n, new: &record{fp: binary.BigEndian.Uint64(v)}})
-				}
-			}
+				return &record{fp: binary.BigEndian.Uint64(v)}
+			})
 			if err := x.applyTables(tx, chs, only(s)); err != nil {
 				return err
 			}
 		} else {
-			for k, v := c.Seek(docKey(m.bandsFrom)); k != nil; k, v = c.Next() {
-				if len(k) != 4 {
-					continue
-				}
-				n := binary.BigEndian.Uint32(k)
-				if n >= m.mergeUpto {
-					break
-				}
-				// applyBands reads only the bands of a new record.
+			// applyBands reads only the bands of a new record.
+			chs := mergeChanges(tx, m.bandsFrom, m.mergeUpto, func(v []byte) *record {
 				if bands := bandsOf(v, x.lay); bands != nil {
-					chs = append(chs, change{n: n, new: &record{text: true, bands: bands}})
+					return &record{text: true, bands: bands}
 				}
-			}
+				return nil
+			})
 			if err := x.applyBands(tx, chs, only(s-len(x.tables)), ^uint32(0)); err != nil {
 				return err
 			}
@@ -342,6 +328,27 @@ func (x *Index) mergeSlice() (bool, error) {
 		}
 	}
 	return over, nil
+}
+
+// mergeChanges returns the changes that write, as new, the records of the
+// documents numbered from `from` up to `to` in tx, each decoded by decode
+// (nil to leave the document out).
+func mergeChanges(tx *bolt.Tx, from, to uint32, decode func(v []byte) *record) []change {
+	var chs []change
+	c := tx.Bucket(bucketDocs).Cursor()
+	for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
+		if len(k) != 4 {
+			continue
+		}
+		n := binary.BigEndian.Uint32(k)
+		if n >= to {
+			break
+		}
+		if r := decode(v); r != nil {
+			chs = append(chs, change{n: n, new: r})
+		}
+	}
+	return chs
 }
 
 // only returns the watermark function of a write of table or band s alone

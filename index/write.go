@@ -390,9 +390,13 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			return err
 		}
 	}
+	// The watermarks, when the levels exist (they do once Open is done).
+	var m meta
+	if x.tcur.Load() != nil {
+		m = x.readMeta(tx)
+	}
 	tw := inBucket
 	if cur := x.tcur.Load(); cur != nil {
-		m := x.readMeta(tx)
 		tw = m.tableFrom
 		// The documents at or above the lowest table watermark have
 		// their entries in the level: their new fingerprints go there
@@ -412,7 +416,6 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	if x.settings.MinHash {
 		bw, from := inBucket, ^uint32(0)
 		if x.rcur.Load() != nil {
-			m := x.readMeta(tx)
 			bw = func(i int) uint32 { return m.bandFrom(x, i) }
 			from = m.bandsFrom
 		}
