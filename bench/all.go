@@ -334,6 +334,18 @@ concurrent clients on loopback, queries, durable adds and a mix, closed loops or
 rate) is run on its own; its figures and commands are in
 [docs/server.md](server.md#load-test). On the 2-core VM: about 20,000 queries a second,
 7,000 durable adds a second with 32 clients, the server's own query p99 under 1 ms.
+
+### Online adds and the in-memory levels
+
+Go benchmarks of package index, run on their own (` + "`go test ./index -run XXX -bench ...`" + `; see
+[docs/index.md](index.md#recent-band-postings-and-table-entries)):
+
+| benchmark | command | figure |
+|---|---|---|
+| commit of 1,000 texts, 100,000 fingerprints + 10,000 texts, no sync | ` + "`-bench 'AddText/minhash\\+filter$' -benchtime 40x`" + ` | 30-31 ms (47-52 ms before the table level) |
+| synced commits of 1,000 texts through a whole merge, 1,000,000 fingerprints | ` + "`SIMIDX_BENCH_N=1000000 ... -bench AddTextMerge -benchtime 1x -count 2`" + ` | 150 commits, median 37-41 ms, slowest 454-525 ms |
+| QueryFingerprint, 100,000 fingerprints, all in the bucket / last eighth in the level | ` + "`-bench QueryFingerprint -count 3`" + ` | 3.3-3.6 µs / 4.6-4.8 µs |
+| QueryFingerprint of 20,000 exact copies, in the bucket / in the level | ` + "`-bench QueryCopies`" + ` | 33 ms / 39 ms |
 `
 
 func writeServeNote(w io.Writer) {

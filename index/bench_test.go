@@ -10,7 +10,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/simidx/simidx/index"
 )
@@ -338,4 +340,52 @@ func BenchmarkQueryCopies(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkAddTextMerge adds texts of 30 to 80 words in commits of 1,000
+// to the index of BenchmarkQueryText (minhash+filter), synced, until a
+// merge of the in-memory levels has started and run all its slices, and
+// reports the slowest commit (max-commit-ms, a slice of the merge among
+// them) and the median one; ns/op is per commit.
+func BenchmarkAddTextMerge(b *testing.B) {
+	text, x := textBench(b, textIndex{"minhash+filter", true, true, 0})
+	if err := x.Close(); err != nil {
+		b.Fatal(err)
+	}
+	x, err := index.Open(x.Path(), &index.Options{BandFilter: true}) // synced commits
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	var ds []time.Duration
+	merged := false
+	for i := 0; !merged || b.N > len(ds); i++ {
+		docs := make([]index.Doc, 1000)
+		for j := range docs {
+			docs[j] = index.Doc{ID: fmt.Sprint("merge", i, "-", j), Text: text()}
+		}
+		st, err := x.Stats()
+		if err != nil {
+			b.Fatal(err)
+		}
+		t0 := time.Now()
+		if err := x.Add(docs...); err != nil {
+			b.Fatal(err)
+		}
+		ds = append(ds, time.Since(t0))
+		after, err := x.Stats()
+		if err != nil {
+			b.Fatal(err)
+		}
+		merged = merged || after.RecentTables < st.RecentTables
+	}
+	var total time.Duration
+	for _, d := range ds {
+		total += d
+	}
+	slices.Sort(ds)
+	b.ReportMetric(float64(total.Nanoseconds())/float64(len(ds)), "ns/op")
+	b.ReportMetric(float64(ds[len(ds)-1].Microseconds())/1000, "max-commit-ms")
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "median-commit-ms")
+	b.ReportMetric(float64(len(ds)), "commits")
 }

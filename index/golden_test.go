@@ -84,7 +84,8 @@ func dump(t *testing.T, path string) []byte {
 
 // TestGoldenLayout pins the on-disk content of an index: the keys and
 // values of every bucket for the sample, with and without MinHash and with
-// a set method. A change is a format change: it needs a new schema version
+// a set method, and after online adds with a merge of the in-memory levels
+// under way. A change is a format change: it needs a new schema version
 // and a way to open the old one.
 func TestGoldenLayout(t *testing.T) {
 	var out bytes.Buffer
@@ -102,6 +103,30 @@ func TestGoldenLayout(t *testing.T) {
 		fmt.Fprintf(&out, "== %s\n", c.name)
 		out.Write(dump(t, path))
 	}
+	// Online adds into levels of 3 documents, ending with a merge of the
+	// levels under way: the watermarks and the merge's keys are pinned too.
+	path := filepath.Join(t.TempDir(), "online.simidx")
+	x, err := index.Open(path, &index.Options{RecentBands: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := testcorpus.Load(testcorpus.SamplePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range docs {
+		if err := x.Add(index.Doc{ID: d.ID, Text: []byte(d.Text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !index.MergeState(x) {
+		t.Fatal("no merge under way at the end of the online adds")
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(&out, "== online adds, merge under way\n")
+	out.Write(dump(t, path))
 	golden := filepath.Join("testdata", "layout.txt")
 	if *update {
 		if err := os.WriteFile(golden, out.Bytes(), 0o644); err != nil {
