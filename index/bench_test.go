@@ -8,9 +8,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"slices"
 	"testing"
 	"time"
 
