@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/simidx/simidx/index"
@@ -47,13 +46,11 @@ func (a *applier) wake() {
 
 func (a *applier) loop() {
 	defer close(a.done)
-	// The commits run on a thread of their own at a lower priority, so
-	// that requests are answered first when the CPU is short; the thread
-	// is discarded when the loop ends.
-	runtime.LockOSThread()
-	if err := lowerThreadPriority(); err != nil {
-		fmt.Fprintf(os.Stderr, "simidx serve: cannot lower the priority of background commits: %v\n", err)
-	}
+	// The commits run at the priority of the requests. At a lower one
+	// (a thread at nice 10) a commit starved of CPU held up the requests
+	// that waited on it (for a lock of the store's, or for a collection
+	// to stop every thread): with 20% adds among queries, the server's
+	// p99 for queries was between 5 and 10 ms, and under 2.5 ms without.
 	t := time.NewTicker(a.s.lim.applyInterval)
 	defer t.Stop()
 	for {
