@@ -72,6 +72,9 @@ type server struct {
 	appendMu sync.Mutex
 
 	docsAtClose int
+
+	fixedRoutes            map[string]*route // by path
+	docRoute, similarRoute *route            // /v1/documents/{id} and /v1/documents/{id}/similar
 }
 
 // newServer serves x, whose journal (journalDir(db)) must have been
@@ -94,6 +97,7 @@ func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
 	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash, met: newMetrics(), j: j, ov: newOverlay(x.Len())}
+	s.fixedRoutes, s.docRoute, s.similarRoute = s.routes()
 	s.ap = newApplier(s)
 	s.w = newWriter(s)
 	return s, nil
@@ -152,29 +156,35 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.met.request(r.Method, name, rec.status, time.Since(start))
 }
 
+// routes returns the server's routes: the fixed paths by path, and the
+// two under /v1/documents/{id}.
+func (s *server) routes() (fixed map[string]*route, doc, similar *route) {
+	type h = func(http.ResponseWriter, *http.Request, string) error
+	mk := func(name, allow string, methods map[string]h) *route {
+		return &route{name: name, methods: methods, allow: allow}
+	}
+	fixed = map[string]*route{
+		"/v1/documents": mk("/v1/documents", "POST", map[string]h{http.MethodPost: s.handleAdd}),
+		"/v1/query":     mk("/v1/query", "POST", map[string]h{http.MethodPost: s.handleQuery}),
+		"/v1/stats":     mk("/v1/stats", "GET, HEAD", map[string]h{http.MethodGet: s.handleStats, http.MethodHead: s.handleStats}),
+		"/healthz":      mk("/healthz", "GET, HEAD", map[string]h{http.MethodGet: s.handleHealth, http.MethodHead: s.handleHealth}),
+		"/metrics":      mk("/metrics", "GET, HEAD", map[string]h{http.MethodGet: s.handleMetrics, http.MethodHead: s.handleMetrics}),
+	}
+	doc = mk("/v1/documents/{id}", "GET, DELETE", map[string]h{http.MethodGet: s.handleGet, http.MethodDelete: s.handleDelete})
+	similar = mk("/v1/documents/{id}/similar", "GET", map[string]h{http.MethodGet: s.handleSimilar})
+	return fixed, doc, similar
+}
+
 // route finds the handler of r. The ID of /v1/documents/{id} is the
 // unescaped path segment, so IDs holding '/' are written with %2F.
 func (s *server) route(r *http.Request) (name, id string, h func(http.ResponseWriter, *http.Request, string) error, err error) {
 	p := r.URL.EscapedPath()
-	var rt *route
-	switch {
-	case p == "/v1/documents":
-		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-			http.MethodPost: s.handleAdd}, allow: "POST"}
-	case p == "/v1/query":
-		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-			http.MethodPost: s.handleQuery}, allow: "POST"}
-	case p == "/v1/stats":
-		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-			http.MethodGet: s.handleStats, http.MethodHead: s.handleStats}, allow: "GET, HEAD"}
-	case p == "/healthz":
-		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-			http.MethodGet: s.handleHealth, http.MethodHead: s.handleHealth}, allow: "GET, HEAD"}
-	case p == "/metrics":
-		rt = &route{name: p, methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-			http.MethodGet: s.handleMetrics, http.MethodHead: s.handleMetrics}, allow: "GET, HEAD"}
-	case strings.HasPrefix(p, "/v1/documents/"):
-		rest := strings.TrimPrefix(p, "/v1/documents/")
+	rt := s.fixedRoutes[p]
+	if rt == nil {
+		rest, ok := strings.CutPrefix(p, "/v1/documents/")
+		if !ok {
+			return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; the endpoints are under /v1/ (see docs/server.md)", r.Method, p)
+		}
 		seg, similar := strings.CutSuffix(rest, "/similar")
 		if strings.Contains(seg, "/") || seg == "" {
 			return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; a document ID with '/' is written %%2F", r.Method, p)
@@ -182,15 +192,10 @@ func (s *server) route(r *http.Request) (name, id string, h func(http.ResponseWr
 		if id, err = url.PathUnescape(seg); err != nil {
 			return "other", "", nil, errorf(http.StatusBadRequest, "bad escape in document ID %q: %v", seg, err)
 		}
+		rt = s.docRoute
 		if similar {
-			rt = &route{name: "/v1/documents/{id}/similar", methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-				http.MethodGet: s.handleSimilar}, allow: "GET"}
-		} else {
-			rt = &route{name: "/v1/documents/{id}", methods: map[string]func(http.ResponseWriter, *http.Request, string) error{
-				http.MethodGet: s.handleGet, http.MethodDelete: s.handleDelete}, allow: "GET, DELETE"}
+			rt = s.similarRoute
 		}
-	default:
-		return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; the endpoints are under /v1/ (see docs/server.md)", r.Method, p)
 	}
 	h = rt.methods[r.Method]
 	if h == nil {
@@ -221,12 +226,22 @@ func writeJSON(w http.ResponseWriter, status int, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	return writeJSONBytes(w, status, b.Bytes())
+}
+
+// writeJSONBytes answers the JSON b with status.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
 	w.WriteHeader(status)
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(b)
 	return err
 }
+
+// jsonContentType is the Content-Type header of every answer but the
+// metrics; net/http only reads it.
+var jsonContentType = []string{"application/json"}
 
 // writeError answers err as {"error": "..."}: its status for an apiError,
 // 503 while shutting down, 500 otherwise.
@@ -245,6 +260,9 @@ func (s *server) writeError(w http.ResponseWriter, err error) {
 // params parses the query parameters of r, allowing only the names given.
 // Each may be given once.
 func params(r *http.Request, allowed ...string) (map[string]string, error) {
+	if r.URL.RawQuery == "" {
+		return nil, nil // no parameters: a nil map reads as empty
+	}
 	vals, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, errorf(http.StatusBadRequest, "malformed query string: %v", err)
@@ -542,6 +560,8 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 	if strings.HasPrefix(ct, "text/plain") {
 		t := string(body)
 		q.Text = &t
+	} else if t, ok := fastQueryText(body); ok {
+		q.Text = &t
 	} else {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()
@@ -599,7 +619,8 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		return err
 	}
 	// A fingerprint has no signature: no similarity to report.
-	return writeJSON(w, http.StatusOK, map[string]any{"matches": matchRecords(ms, s.minHash && q.Text != nil)})
+	recs := matchRecords(ms, s.minHash && q.Text != nil)
+	return writeJSONBytes(w, http.StatusOK, appendMatchesJSON(make([]byte, 0, 32+64*len(recs)), recs))
 }
 
 // handleSimilar is GET /v1/documents/{id}/similar.

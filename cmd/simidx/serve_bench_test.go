@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+// discardWriter is a ResponseWriter that keeps only the status and the
+// size of the answer, so that a benchmark of a handler measures the
+// handler.
+type discardWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(code int)        { w.status = code }
+func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
+
+// BenchmarkServeQuery measures POST /v1/query through the server's
+// handler, without the network: parsing, the query, the answer and the
+// metrics, on an index of 20,000 texts; half the queries are edited copies
+// of stored texts. Compare with BenchmarkQueryProbe-like figures of the
+// index package for the share of the HTTP layer.
+func BenchmarkServeQuery(b *testing.B) {
+	db := filepath.Join(b.TempDir(), "bench.db")
+	st := index.DefaultSettings()
+	x, err := index.Open(db, &index.Options{Settings: &st, NoSync: true, BandFilter: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 3000)
+	for i := range vocab {
+		vocab[i] = strings.Repeat(string(rune('a'+i%26)), 1+i%7) + string(rune('a'+i/26%26)) + string(rune('a'+i/676))
+	}
+	text := func() []string {
+		ws := make([]string, 30+rng.IntN(50))
+		for i := range ws {
+			ws[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return ws
+	}
+	const n = 20_000
+	stored := make([][]string, n)
+	docs := make([]index.Doc, n)
+	for i := range docs {
+		stored[i] = text()
+		docs[i] = index.Doc{ID: "d" + strconv.Itoa(i), Text: []byte(strings.Join(stored[i], " "))}
+	}
+	if err := x.Add(docs...); err != nil {
+		b.Fatal(err)
+	}
+	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
+		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending, noSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.close()
+	bodies := make([][]byte, 1000)
+	size := 0
+	for i := range bodies {
+		ws := text()
+		if i%2 == 0 {
+			ws = append([]string(nil), stored[rng.IntN(n)]...)
+			ws[rng.IntN(len(ws))] = vocab[rng.IntN(len(vocab))]
+		}
+		bodies[i], _ = json.Marshal(map[string]string{"text": strings.Join(ws, " ")})
+		size += len(bodies[i])
+	}
+	b.SetBytes(int64(size / len(bodies)))
+	b.ReportAllocs()
+	w := &discardWriter{h: http.Header{}}
+	r, _ := http.NewRequest(http.MethodPost, "http://localhost/v1/query", nil)
+	r.Header.Set("Content-Type", "application/json")
+	var body bytes.Reader
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		body.Reset(bodies[i%len(bodies)])
+		r.Body = readCloser{&body}
+		r.ContentLength = int64(body.Len())
+		clear(w.h)
+		w.status = 0
+		s.ServeHTTP(w, r)
+		if w.status != http.StatusOK {
+			b.Fatalf("status %d", w.status)
+		}
+	}
+}
+
+type readCloser struct{ *bytes.Reader }
+
+func (readCloser) Close() error { return nil }
