@@ -288,3 +288,14 @@ func TestAllQuick(t *testing.T) {
 		t.Errorf("%d charts, want 9: %v", len(charts), charts)
 	}
 }
+
+// TestFsyncProbe runs the fsync probe briefly, with a busy thread.
+func TestFsyncProbe(t *testing.T) {
+	var out bytes.Buffer
+	if err := runFsync(fsyncConfig{Dir: t.TempDir(), Record: 100, Busy: 1, Duration: 200 * time.Millisecond}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "with 1 busy threads alongside") || !strings.Contains(out.String(), "p99 ") {
+		t.Fatalf("unexpected report:\n%s", out.String())
+	}
+}
