@@ -9,19 +9,12 @@
 // Remove deletes those segments. Replay reads every segment in order.
 //
 // A segment starts with a 16-byte header: the magic "simidxJ\n", a
-// little-endian uint32 format version (2; version 1 is read too) and four
-// zero bytes. Records follow, each framed as
+// little-endian uint32 format version (1) and four zero bytes. Records
+// follow, each framed as
 //
 //	uint32 little-endian  payload length
 //	uint32 little-endian  CRC-32C (Castagnoli) of the payload
 //	payload: op byte (1 add, 2 delete), uvarint ID length, ID, text
-//
-// A new segment is created with zeros after its header (twice the size of
-// the last segment sealed), which appends overwrite: an fdatasync then
-// flushes the data alone, with no change of the file's size to commit.
-// Zeros after the last record end a segment; this is what version 2 adds,
-// so that older programs refuse the segments rather than take the zeros
-// for damage.
 //
 // A crash in the middle of an append leaves a torn tail: a partial or
 // corrupt last record in the newest segment holding records. Replay drops

@@ -31,26 +31,7 @@ type Journal struct {
 	sealed     []uint64 // sealed segments not yet removed, oldest first
 	failed     error    // set when an append could not be undone
 	buf        []byte
-	// prealloc is the number of zero bytes written ahead in the next
-	// segment created: twice the size of the last one sealed, within
-	// [minPrealloc, maxPrealloc].
-	prealloc int64
 }
-
-// Bounds of the zeros written ahead in a new segment. Appends that
-// overwrite them need no change of the file's size or blocks, so their
-// fdatasync flushes the data alone, without a commit of the file system's
-// own journal: on the 2-core VM of docs/server.md a group commit of
-// simidx serve (append and fdatasync) went from 0.88-1.10 to 0.74-0.78 ms
-// on average, and durable adds from 4,400-5,500 to 5,700-5,800 a second.
-// Appends past the zeros extend the file as before.
-const (
-	minPrealloc = 256 << 10
-	maxPrealloc = 64 << 20
-)
-
-// zeros is a buffer of zero bytes written ahead in new segments.
-var zeros [64 << 10]byte
 
 const segmentExt = ".log"
 
@@ -78,7 +59,7 @@ func Open(dir string) (*Journal, error) {
 			return nil, err
 		}
 	}
-	j := &Journal{dir: dir, sealed: seqs, nextSeq: 1, prealloc: minPrealloc}
+	j := &Journal{dir: dir, sealed: seqs, nextSeq: 1}
 	if len(seqs) > 0 {
 		j.nextSeq = seqs[len(seqs)-1] + 1
 	}
@@ -140,11 +121,10 @@ func Count(dir string) (int, error) {
 // replay reads the segments seqs of dir; fix says to truncate a torn tail.
 func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, error) {
 	type parsed struct {
-		recs     []Record
-		good     int64 // end of the last good record
-		size     int64
-		err      error // the first bad record
-		zeroTail bool  // zeros follow the last good record
+		recs []Record
+		good int64 // end of the last good record
+		size int64
+		err  error // the first bad record
 	}
 	all := make([]parsed, len(seqs))
 	for i, seq := range seqs {
@@ -174,12 +154,6 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		off := headerSize
 		for off < len(b) {
 			r, n, err := DecodeRecord(b[off:])
-			if err != nil && allZero(b[off:]) {
-				// The zeros written ahead of the appends: the end. (A
-				// torn append that left only zeros ends here too.)
-				p.zeroTail = true
-				break
-			}
 			if err != nil {
 				p.err = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
 				if at := nextFrame(b, off+1); at >= 0 {
@@ -217,9 +191,7 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			}
 			count++
 		}
-		// A segment found on opening is never appended to again, so
-		// zeros after its records can stay.
-		if fix && p.good < p.size && !p.zeroTail {
+		if fix && p.good < p.size {
 			if err := truncate(filepath.Join(dir, segmentName(seqs[i])), p.good); err != nil {
 				return count, err
 			}
@@ -271,18 +243,14 @@ func truncate(name string, size int64) error {
 	return datasync(f)
 }
 
-// create makes a new empty segment with prealloc zero bytes after its
-// header, synced along with the directory.
-func (j *Journal) create(seq uint64, prealloc int64) (*os.File, error) {
+// create makes a new empty segment, synced along with the directory.
+func (j *Journal) create(seq uint64) (*os.File, error) {
 	name := filepath.Join(j.dir, segmentName(seq))
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	_, err = f.Write(header())
-	for off := int64(0); err == nil && off < prealloc; off += int64(len(zeros)) {
-		_, err = f.Write(zeros[:min(int64(len(zeros)), prealloc-off)])
-	}
 	if err == nil {
 		err = datasync(f)
 	}
@@ -298,19 +266,18 @@ func (j *Journal) create(seq uint64, prealloc int64) (*os.File, error) {
 }
 
 // Prepare creates the segment the next Rotate switches to, so that Rotate
-// itself does no I/O. It costs a file creation, the writing of zeros ahead
-// of the appends (twice the size of the last segment sealed, from 256 KiB
-// to 64 MiB) and two fsyncs, and holds no lock while doing them.
+// itself does no I/O. It costs a file creation and two fsyncs, and holds
+// no lock while doing them.
 func (j *Journal) Prepare() error {
 	j.mu.Lock()
 	if j.spare != nil || j.failed != nil {
 		j.mu.Unlock()
 		return j.failed
 	}
-	seq, prealloc := j.nextSeq, j.prealloc
+	seq := j.nextSeq
 	j.nextSeq++
 	j.mu.Unlock()
-	f, err := j.create(seq, prealloc)
+	f, err := j.create(seq)
 	if err != nil {
 		return err
 	}
@@ -367,7 +334,7 @@ func (j *Journal) Append(recs []Record) error {
 // switchLocked makes the prepared segment, or a new one, current.
 func (j *Journal) switchLocked() error {
 	if j.spare == nil {
-		f, err := j.create(j.nextSeq, j.prealloc)
+		f, err := j.create(j.nextSeq)
 		if err != nil {
 			return err
 		}
@@ -390,7 +357,6 @@ func (j *Journal) Rotate() (sealed uint64, records int, err error) {
 	}
 	if j.cur != nil && j.curRecords > 0 {
 		records = j.curRecords
-		j.prealloc = min(max(2*j.curSize, minPrealloc), maxPrealloc)
 		err = j.cur.Close()
 		j.sealed = append(j.sealed, j.curSeq)
 		j.cur = nil

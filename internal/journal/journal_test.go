@@ -150,21 +150,7 @@ func TestTornTail(t *testing.T) {
 		{"zeros after the end", func(b []byte) []byte { return append(b, make([]byte, 4096)...) }},
 		{"last byte flipped", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }},
 	} {
-		// A segment ends at its last record (version 1) or in the zeros
-		// written ahead of the appends (version 2), where a torn append
-		// leaves zeros after the damage.
-		for _, ahead := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/zeros ahead %v", tc.name, ahead), func(t *testing.T) {
-				tornTail(t, tc.name, tc.tear, ahead)
-			})
-		}
-	}
-}
-
-func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
-	t.Helper()
-	{
-		{
+		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "x.journal")
 			j, _ := Open(dir)
 			rs := sample(6)
@@ -175,22 +161,10 @@ func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
 				t.Fatal(err)
 			}
 			j.Close()
-			seg := lastSegment(t, dir)
-			b, _ := os.ReadFile(seg)
-			end := headerSize
-			for i := range rs {
-				end += len(AppendRecord(nil, &rs[i]))
-			}
-			if !allZero(b[end:]) || len(b) < headerSize+minPrealloc {
-				t.Fatalf("segment of %d bytes, records end at %d: want zeros after them to %d", len(b), end, headerSize+minPrealloc)
-			}
-			b = b[:end]
-			torn := tear(slices.Clone(b))
-			file := torn
-			if ahead {
-				file = append(slices.Clone(torn), make([]byte, minPrealloc)...)
-			}
-			os.WriteFile(seg, file, 0o644)
+			name := lastSegment(t, dir)
+			b, _ := os.ReadFile(name)
+			torn := tc.tear(slices.Clone(b))
+			os.WriteFile(name, torn, 0o644)
 			want := rs
 			if len(torn) < len(b) || !bytes.Equal(torn[:len(b)], b) {
 				want = rs[:5]
@@ -202,7 +176,7 @@ func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
 			if got := readAll(t, j); !equal(got, want) {
 				t.Fatalf("replayed %d records, want %d", len(got), len(want))
 			}
-			if fi, _ := os.Stat(seg); name != "zeros after the end" && fi.Size() >= int64(len(torn)) && len(torn) < len(b) {
+			if fi, _ := os.Stat(name); tc.name != "zeros after the end" && fi.Size() >= int64(len(torn)) && len(torn) < len(b) {
 				t.Fatalf("torn tail not truncated: %d bytes", fi.Size())
 			}
 			more := []Record{{Op: OpAdd, ID: "after", Text: []byte("crash")}}
@@ -215,7 +189,7 @@ func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
 			if got := readAll(t, j); !equal(got, append(slices.Clone(want), more...)) {
 				t.Fatalf("after an append past the torn tail: %d records, want %d", len(got), len(want)+1)
 			}
-		}
+		})
 	}
 }
 
@@ -320,14 +294,12 @@ func TestBadHeader(t *testing.T) {
 	}
 }
 
-// TestGolden pins the byte format: a segment holding an add and a delete,
-// in the format written (version 2) and in version 1, which is still read.
-// A version 2 segment as written has zeros after its records.
+// TestGolden pins the byte format: a segment holding an add and a delete.
 func TestGolden(t *testing.T) {
 	b := header()
 	b = AppendRecord(b, &Record{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")})
 	b = AppendRecord(b, &Record{Op: OpDelete, ID: "ad0"})
-	golden := filepath.Join("testdata", "segment-v2.golden")
+	golden := filepath.Join("testdata", "segment.golden")
 	if *update {
 		if err := os.WriteFile(golden, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -340,27 +312,14 @@ func TestGolden(t *testing.T) {
 	if !bytes.Equal(b, want) {
 		t.Fatalf("encoding changed:\n got %x\nwant %x", b, want)
 	}
-	v1, err := os.ReadFile(filepath.Join("testdata", "segment-v1.golden"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, seg := range map[string][]byte{
-		"version 2":                 want,
-		"version 2, zeros after it": append(slices.Clone(want), make([]byte, 1000)...),
-		"version 1":                 v1,
-	} {
-		dir := filepath.Join(t.TempDir(), "x.journal")
-		os.Mkdir(dir, 0o755)
-		// Two segments: damage in the first would be an error.
-		os.WriteFile(filepath.Join(dir, segmentName(1)), seg, 0o644)
-		os.WriteFile(filepath.Join(dir, segmentName(2)), seg, 0o644)
-		j, _ := Open(dir)
-		got := readAll(t, j)
-		j.Close()
-		rec := []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}
-		if !equal(got, append(slices.Clone(rec), rec...)) {
-			t.Errorf("golden segments (%s) replayed as %v", name, got)
-		}
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, segmentName(1)), want, 0o644)
+	j, _ := Open(dir)
+	defer j.Close()
+	got := readAll(t, j)
+	if !equal(got, []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}) {
+		t.Fatalf("golden segment replayed as %v", got)
 	}
 }
 
@@ -383,61 +342,4 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("re-encoding differs: %x vs %x", again, b[:n])
 		}
 	})
-}
-
-// TestPreallocate checks the zeros written ahead: appends within them leave
-// the file's size alone, appends past them extend it, and a segment's
-// zeros follow the size of the last one sealed.
-func TestPreallocate(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "x.journal")
-	j, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	size := func() int64 {
-		t.Helper()
-		fi, err := os.Stat(lastSegment(t, dir))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
-	}
-	big := Record{Op: OpAdd, ID: "big", Text: bytes.Repeat([]byte("x"), 100<<10)}
-	var want []Record
-	for range 2 {
-		if err := j.Append([]Record{big}); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, big)
-		if got := size(); got != headerSize+minPrealloc {
-			t.Fatalf("segment of %d bytes after an append within the zeros, want %d", got, headerSize+minPrealloc)
-		}
-	}
-	if err := j.Append([]Record{big}); err != nil { // past the zeros
-		t.Fatal(err)
-	}
-	want = append(want, big)
-	sealedSize := size()
-	if sealedSize <= headerSize+minPrealloc {
-		t.Fatalf("segment of %d bytes after an append past the zeros", sealedSize)
-	}
-	if _, n, err := j.Rotate(); err != nil || n != 3 {
-		t.Fatalf("Rotate sealed %d records, %v", n, err)
-	}
-	if err := j.Append(sample(3)); err != nil {
-		t.Fatal(err)
-	}
-	want = append(want, sample(3)...)
-	if got := size(); got != headerSize+2*sealedSize {
-		t.Fatalf("next segment of %d bytes, want the header and twice the %d bytes of the last one", got, sealedSize)
-	}
-	j.Close()
-	j, err = Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := readAll(t, j); !equal(got, want) {
-		t.Fatalf("replayed %d records, want %d", len(got), len(want))
-	}
 }

@@ -36,12 +36,8 @@ var (
 )
 
 const (
-	magic = "simidxJ\n"
-	// version is the format written. Version 2 segments may end in zero
-	// bytes written ahead of the appends, which version 1 readers take
-	// for damage; the records are the same.
-	version    = 2
-	minVersion = 1 // the oldest format read
+	magic      = "simidxJ\n"
+	version    = 1
 	headerSize = 16
 	frameSize  = 8 // length and CRC
 	// maxPayload bounds a record: an ID and a text of at most 16 MiB each,
@@ -64,8 +60,8 @@ func checkHeader(b []byte) error {
 	if len(b) < headerSize || string(b[:8]) != magic {
 		return fmt.Errorf("%w: not a journal segment (bad magic)", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v < minVersion || v > version {
-		return fmt.Errorf("%w: version %d, this simidx reads versions %d to %d", ErrVersion, v, minVersion, version)
+	if v := binary.LittleEndian.Uint32(b[8:]); v != version {
+		return fmt.Errorf("%w: version %d, this simidx reads version %d", ErrVersion, v, version)
 	}
 	return nil
 }
