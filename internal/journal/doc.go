@@ -18,6 +18,8 @@
 //
 // A crash in the middle of an append leaves a torn tail: a partial or
 // corrupt last record in the newest segment holding records. Replay drops
-// it and truncates the segment there. A bad record anywhere else is
-// corruption: Replay fails with an error wrapping ErrCorrupt.
+// it and truncates the segment there. Newer segments whose header never
+// reached the disk (a crash while the next segment was being created) are
+// ignored. A bad record anywhere else is corruption: Replay fails with an
+// error wrapping ErrCorrupt.
 package journal

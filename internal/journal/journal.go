@@ -125,6 +125,9 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		good int64 // end of the last good record
 		size int64
 		err  error // the first bad record
+		// unborn: the segment's header was cut off or never written, as
+		// a crash while Prepare creates a spare leaves it.
+		unborn bool
 	}
 	all := make([]parsed, len(seqs))
 	for i, seq := range seqs {
@@ -139,6 +142,7 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			p.good = 0
 			if len(b) > 0 {
 				p.err = fmt.Errorf("%w: segment %s: header cut off", ErrCorrupt, segmentName(seq))
+				p.unborn = true
 			}
 			continue
 		}
@@ -147,6 +151,7 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 				// A segment whose size reached the disk before its
 				// header did: as good as cut off.
 				p.good, p.err = 0, fmt.Errorf("%w: segment %s: header never written", ErrCorrupt, segmentName(seq))
+				p.unborn = true
 				continue
 			}
 			return 0, fmt.Errorf("segment %s: %w", segmentName(seq), err)
@@ -172,17 +177,21 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		}
 		p.good = int64(off)
 	}
-	// Damage is a torn tail only in the last segment that holds records.
+	// Damage is a torn tail only in the last segment that holds records
+	// (or damage). Segments whose header never made it to the disk come
+	// after it: a spare is synced before any append reaches it, so a crash
+	// can leave one unborn spare after a torn append, which is not damage
+	// of the torn segment's.
 	last := -1
 	for i := range all {
-		if len(all[i].recs) > 0 || all[i].err != nil {
+		if len(all[i].recs) > 0 || all[i].err != nil && !all[i].unborn {
 			last = i
 		}
 	}
 	count := 0
 	for i := range all {
 		p := &all[i]
-		if p.err != nil && i != last {
+		if p.err != nil && i != last && !(p.unborn && i > last) {
 			return count, p.err
 		}
 		for _, r := range p.recs {

@@ -263,6 +263,42 @@ func TestZeroHeader(t *testing.T) {
 	}
 }
 
+// TestTornTailAndUnbornSpare checks a crash that tears an append while the
+// next segment is being created: the torn tail is dropped, the spare whose
+// header never reached the disk is no damage, and a spare without a header
+// followed by records is.
+func TestTornTailAndUnbornSpare(t *testing.T) {
+	for _, spare := range [][]byte{make([]byte, headerSize), make([]byte, 4096), header()[:5]} {
+		dir := filepath.Join(t.TempDir(), "x.journal")
+		j, _ := Open(dir)
+		rs := sample(5)
+		if err := j.Append(rs[:3]); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Append(rs[3:]); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		seg := lastSegment(t, dir)
+		b, _ := os.ReadFile(seg)
+		os.WriteFile(seg, b[:len(b)-3], 0o644) // the last record torn
+		os.WriteFile(filepath.Join(dir, segmentName(2)), spare, 0o644)
+		j, _ = Open(dir)
+		if got := readAll(t, j); !equal(got, rs[:4]) {
+			t.Fatalf("spare of %d bytes: replayed %d records, want 4", len(spare), len(got))
+		}
+		j.Close()
+	}
+	// An unborn segment before one that holds records is damage.
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	os.Mkdir(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, segmentName(1)), make([]byte, headerSize), 0o644)
+	os.WriteFile(filepath.Join(dir, segmentName(2)), AppendRecord(header(), &Record{Op: OpDelete, ID: "a"}), 0o644)
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("unborn segment before records: %v, want ErrCorrupt", err)
+	}
+}
+
 // TestDestroy checks that Destroy removes every segment and the directory.
 func TestDestroy(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.journal")
