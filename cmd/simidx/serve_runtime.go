@@ -28,7 +28,7 @@ const serveGCPercent = 400
 //     heap may grow to five times its live size instead of twice.
 //
 // With 16 clients adding documents on the 2-core machine of
-// docs/benchmarks.md, the two raise durable adds from about 3,900/s at a
+// docs/server.md, the two raised durable adds from about 3,900/s at a
 // p99 of 20 ms to about 6,000/s at 10 ms (cd bench && go run . serve).
 //
 // Servers running together in one process (tests) share one tuning: the
