@@ -9,17 +9,36 @@
 // Remove deletes those segments. Replay reads every segment in order.
 //
 // A segment starts with a 16-byte header: the magic "simidxJ\n", a
-// little-endian uint32 format version (1) and four zero bytes. Records
-// follow, each framed as
+// little-endian uint32 format version (2; version 1 is read too) and four
+// zero bytes. Each append is one batch (version 2):
 //
+//	4 bytes               magic "SJB" 0xb7
 //	uint32 little-endian  payload length
 //	uint32 little-endian  CRC-32C (Castagnoli) of the payload
-//	payload: op byte (1 add, 2 delete), uvarint ID length, ID, text
+//	uint32 little-endian  CRC-32C of the 12 bytes before it
+//	payload: one or more records
 //
-// A crash in the middle of an append leaves a torn tail: a partial or
-// corrupt last record in the newest segment holding records. Replay drops
-// it and truncates the segment there. Newer segments whose header never
-// reached the disk (a crash while the next segment was being created) are
-// ignored. A bad record anywhere else is corruption: Replay fails with an
-// error wrapping ErrCorrupt.
+// and each record is framed as
+//
+//	uint32 little-endian  record payload length
+//	uint32 little-endian  CRC-32C of the record payload
+//	record payload: op byte (1 add, 2 delete), uvarint ID length, ID, text
+//
+// (A version 1 segment holds records with no batch around them.)
+//
+// A new segment is created with zeros after its header (twice the size of
+// the segment before it, 256 KiB to 64 MiB), which appends overwrite: an
+// fdatasync then flushes the data alone, with no change of the file's size
+// to commit. Zeros after the last batch end a segment.
+//
+// A crash in the middle of an append leaves a torn tail: a bad last batch
+// in the newest segment holding records, of which any pages may have
+// reached the disk, in any order, before or among the zeros. Replay drops
+// it and truncates the segment there. A bad batch followed by a good one
+// is corruption, as is a bad batch in an older segment: Replay fails with
+// an error wrapping ErrCorrupt. Newer segments whose header never reached
+// the disk (a crash while the next segment was being created) are ignored.
+// Zeros where a sealed segment's last batches should be read as its end:
+// a lost write there goes unnoticed, as it would at the end of the newest
+// segment.
 package journal

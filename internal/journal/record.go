@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 )
 
 // Op is the kind of a journaled operation.
@@ -36,8 +37,12 @@ var (
 )
 
 const (
-	magic      = "simidxJ\n"
-	version    = 1
+	magic = "simidxJ\n"
+	// version is the format written. Version 2 segments may end in zero
+	// bytes written ahead of the appends, which version 1 readers take
+	// for damage; the records are the same.
+	version    = 2
+	minVersion = 1 // the oldest format read
 	headerSize = 16
 	frameSize  = 8 // length and CRC
 	// maxPayload bounds a record: an ID and a text of at most 16 MiB each,
@@ -46,6 +51,76 @@ const (
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// batchMagic starts every batch of a version 2 segment.
+var batchMagic = [4]byte{'S', 'J', 'B', 0xb7}
+
+// batchHeaderSize is the size of a batch's frame: the magic, the payload's
+// length and CRC-32C, and the CRC-32C of those 12 bytes.
+const batchHeaderSize = 16
+
+// appendBatch appends recs to b as one batch: the frame of a version 2
+// segment's append, which replay keeps or drops whole. Cost: O(size), the
+// CRCs included.
+func appendBatch(b []byte, recs []Record) ([]byte, error) {
+	if len(recs) == 0 {
+		return b, errors.New("a batch of no records")
+	}
+	start := len(b)
+	b = append(b, make([]byte, batchHeaderSize)...)
+	for i := range recs {
+		b = AppendRecord(b, &recs[i])
+	}
+	n := len(b) - start - batchHeaderSize
+	if uint64(n) > math.MaxUint32 {
+		return b[:start], fmt.Errorf("a batch of %d bytes, more than the 4 GiB of a journal append", n)
+	}
+	h := b[start : start+batchHeaderSize]
+	copy(h, batchMagic[:])
+	binary.LittleEndian.PutUint32(h[4:], uint32(n))
+	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(b[start+batchHeaderSize:], castagnoli))
+	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(h[:12], castagnoli))
+	return b, nil
+}
+
+// decodeBatch decodes the batch at the start of b and returns its records
+// and its encoded size. A batch cut off by the end of b gives an error
+// wrapping errShort; any other damage one wrapping ErrCorrupt. Cost:
+// O(size), the CRCs included; a bad header costs O(1).
+func decodeBatch(b []byte) ([]Record, int, error) {
+	if len(b) < batchHeaderSize {
+		return nil, 0, fmt.Errorf("%w: %w: %d bytes left, a batch header is %d", ErrCorrupt, errShort, len(b), batchHeaderSize)
+	}
+	h := b[:batchHeaderSize]
+	if [4]byte(h[:4]) != batchMagic || crc32.Checksum(h[:12], castagnoli) != binary.LittleEndian.Uint32(h[12:]) {
+		return nil, 0, fmt.Errorf("%w: bad batch header", ErrCorrupt)
+	}
+	n := binary.LittleEndian.Uint32(h[4:])
+	if uint64(len(b)-batchHeaderSize) < uint64(n) {
+		return nil, 0, fmt.Errorf("%w: %w: batch of %d bytes, %d left", ErrCorrupt, errShort, n, len(b)-batchHeaderSize)
+	}
+	p := b[batchHeaderSize : batchHeaderSize+int(n)]
+	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(h[8:]) {
+		return nil, 0, fmt.Errorf("%w: batch checksum mismatch", ErrCorrupt)
+	}
+	var recs []Record
+	for len(p) > 0 {
+		r, size, err := DecodeRecord(p)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%w: a record of a whole batch: %v", ErrCorrupt, err)
+		}
+		recs = append(recs, r)
+		p = p[size:]
+	}
+	if len(recs) == 0 {
+		return nil, 0, fmt.Errorf("%w: empty batch", ErrCorrupt)
+	}
+	return recs, batchHeaderSize + int(n), nil
+}
+
+// segmentVersion returns the format version of a segment whose header
+// checkHeader accepted.
+func segmentVersion(b []byte) uint32 { return binary.LittleEndian.Uint32(b[8:]) }
 
 // header returns the header of a segment.
 func header() []byte {
@@ -60,8 +135,8 @@ func checkHeader(b []byte) error {
 	if len(b) < headerSize || string(b[:8]) != magic {
 		return fmt.Errorf("%w: not a journal segment (bad magic)", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != version {
-		return fmt.Errorf("%w: version %d, this simidx reads version %d", ErrVersion, v, version)
+	if v := binary.LittleEndian.Uint32(b[8:]); v < minVersion || v > version {
+		return fmt.Errorf("%w: version %d, this simidx reads versions %d to %d", ErrVersion, v, minVersion, version)
 	}
 	return nil
 }
