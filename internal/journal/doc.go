@@ -9,13 +9,18 @@
 // Remove deletes those segments. Replay reads every segment in order.
 //
 // A segment starts with a 16-byte header: the magic "simidxJ\n", a
-// little-endian uint32 format version (2; version 1 is read too) and four
-// zero bytes. Each append is one batch (version 2):
+// little-endian uint32 format version (2; version 1 is read too) and a
+// little-endian uint32 salt, random for each segment (zero in version 1).
+// Each append is one batch (version 2):
 //
 //	4 bytes               magic "SJB" 0xb7
 //	uint32 little-endian  payload length
 //	uint32 little-endian  CRC-32C (Castagnoli) of the payload
-//	uint32 little-endian  CRC-32C of the 12 bytes before it
+//	uint64 little-endian  in a segment's first batch, the end of the
+//	                      segment sealed before it (0 if unknown), else 0
+//	uint32 little-endian  CRC-32C of the 20 bytes before it, the segment's
+//	                      salt (uint32) and the batch's offset in the
+//	                      segment (uint64)
 //	payload: one or more records
 //
 // and each record is framed as
@@ -24,7 +29,10 @@
 //	uint32 little-endian  CRC-32C of the record payload
 //	record payload: op byte (1 add, 2 delete), uvarint ID length, ID, text
 //
-// (A version 1 segment holds records with no batch around them.)
+// (A version 1 segment holds records with no batch around them.) The salt
+// and the offset bind a batch to where it was written: a batch a client
+// copies into a document's text, or one another segment left on the disk,
+// does not check where it lies.
 //
 // A new segment is created with zeros after its header (twice the size of
 // the segment before it, 256 KiB to 64 MiB), which appends overwrite: an
@@ -35,10 +43,10 @@
 // in the newest segment holding records, of which any pages may have
 // reached the disk, in any order, before or among the zeros. Replay drops
 // it and truncates the segment there. A bad batch followed by a good one
-// is corruption, as is a bad batch in an older segment: Replay fails with
-// an error wrapping ErrCorrupt. Newer segments whose header never reached
-// the disk (a crash while the next segment was being created) are ignored.
-// Zeros where a sealed segment's last batches should be read as its end:
-// a lost write there goes unnoticed, as it would at the end of the newest
-// segment.
+// is corruption, as is a bad batch in an older segment, a batch whose
+// checksums hold but whose records do not decode, and a sealed segment
+// that ends before where the next segment's first batch says it ended:
+// Replay fails with an error wrapping ErrCorrupt. Newer segments whose
+// header never reached the disk (a crash while the next segment was being
+// created) are ignored.
 package journal

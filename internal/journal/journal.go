@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,15 +27,19 @@ type Journal struct {
 	curSeq     uint64
 	curSize    int64
 	curRecords int
+	curSalt    uint32   // the current segment's salt
+	curPrev    int64    // the end of the segment sealed before the current one, 0 if unknown
 	spare      *os.File // a prepared empty segment, or nil
 	spareSeq   uint64
+	spareSalt  uint32
+	sealedEnd  int64    // the end of the last segment sealed, 0 if none since Open
 	nextSeq    uint64   // number of the next segment created
 	sealed     []uint64 // sealed segments not yet removed, oldest first
 	failed     error    // set when an append could not be undone
 	buf        []byte
-	// prealloc is the number of zero bytes written ahead in the next
-	// segment created: twice the size of the last one sealed, within
-	// [minPrealloc, maxPrealloc].
+	// prealloc is the number of zero bytes written ahead in a segment
+	// created with no current one to size it by: twice the size of the
+	// last one sealed, within [minPrealloc, maxPrealloc].
 	prealloc int64
 }
 
@@ -117,9 +122,9 @@ func segments(dir string) ([]uint64, error) {
 
 // Replay calls fn with every record of the segments sealed at Open, in the
 // order they were appended, and returns how many there were. A torn tail
-// (a partial or damaged last record in the last segment that holds
-// records, as a crash in the middle of an append leaves) is dropped and
-// truncated away. Any other damage is an error wrapping ErrCorrupt. It
+// (a bad last append in the last segment that holds records, as a crash
+// in the middle of an append leaves) is dropped and truncated away. Any
+// other damage is an error wrapping ErrCorrupt, and fn is not called. It
 // costs a read of every segment.
 func (j *Journal) Replay(fn func(Record) error) (int, error) {
 	j.mu.Lock()
@@ -142,18 +147,23 @@ func Count(dir string) (int, error) {
 	return replay(dir, seqs, false, func(Record) error { return nil })
 }
 
+// parsed is what replay read of a segment.
+type parsed struct {
+	recs     []Record
+	good     int64 // end of the last good record or batch
+	size     int64
+	err      error // the first bad record or batch
+	zeroTail bool  // zeros follow the last good batch
+	// unborn: the segment's header was cut off or never written, as
+	// a crash while Prepare creates a spare leaves it.
+	unborn bool
+	// firstPrev is the end of the segment before, as the segment's first
+	// batch recorded it when it was appended (0: unknown, or version 1).
+	firstPrev int64
+}
+
 // replay reads the segments seqs of dir; fix says to truncate a torn tail.
 func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, error) {
-	type parsed struct {
-		recs     []Record
-		good     int64 // end of the last good record or batch
-		size     int64
-		err      error // the first bad record or batch
-		zeroTail bool  // zeros follow the last good batch
-		// unborn: the segment's header was cut off or never written, as
-		// a crash while Prepare creates a spare leaves it.
-		unborn bool
-	}
 	all := make([]parsed, len(seqs))
 	for i, seq := range seqs {
 		b, err := os.ReadFile(filepath.Join(dir, segmentName(seq)))
@@ -183,9 +193,9 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		}
 		var off int
 		if segmentVersion(b) == 1 {
-			off, err = p1(b, seq, &p.recs, &p.err)
+			off, err = p1(b, seq, p)
 		} else {
-			off, err = p2(b, seq, &p.recs, &p.err, &p.zeroTail)
+			off, err = p2(b, seq, p)
 		}
 		if err != nil {
 			return 0, fmt.Errorf("%w (the journal is left untouched; move %s away to open the index without its operations)", err, dir)
@@ -203,12 +213,24 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			last = i
 		}
 	}
+	// A segment's first batch records where the segment before ended: a
+	// sealed segment read back shorter lost acknowledged appends at its
+	// end (zeros there would pass for its clean end).
+	for i := 1; i < len(all); i++ {
+		if prev := all[i].firstPrev; prev > 0 && all[i-1].good != prev {
+			return 0, fmt.Errorf("%w: segment %s ends at byte %d, but segment %s says it ended at byte %d: appends at its end are lost "+
+				"(the journal is left untouched; move %s away to open the index without its operations)",
+				ErrCorrupt, segmentName(seqs[i-1]), all[i-1].good, segmentName(seqs[i]), prev, dir)
+		}
+	}
+	for i := range all {
+		if p := &all[i]; p.err != nil && i != last && !(p.unborn && i > last) {
+			return 0, p.err
+		}
+	}
 	count := 0
 	for i := range all {
 		p := &all[i]
-		if p.err != nil && i != last && !(p.unborn && i > last) {
-			return count, p.err
-		}
 		for _, r := range p.recs {
 			if err := fn(r); err != nil {
 				return count, err
@@ -226,49 +248,62 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 	return count, nil
 }
 
-// p1 reads the records of the version 1 segment b (seq) into recs and
-// returns the end of the last good one; *bad is set to a bad record at
+// p1 reads the records of the version 1 segment b (seq) into p.recs and
+// returns the end of the last good one; p.err is set to a bad record at
 // that end. A bad record followed by a good one is an error: damage, not
 // an append cut off by a crash, which ends the segment; dropping what
 // follows would lose acknowledged operations.
-func p1(b []byte, seq uint64, recs *[]Record, bad *error) (int, error) {
+func p1(b []byte, seq uint64, p *parsed) (int, error) {
 	off := headerSize
 	for off < len(b) {
 		r, n, err := DecodeRecord(b[off:])
 		if err != nil {
-			*bad = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
+			p.err = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
 			if at := nextFrame(b, off+1); at >= 0 {
 				return 0, fmt.Errorf("%w: segment %s: a bad record at byte %d is followed by a good one at byte %d",
 					ErrCorrupt, segmentName(seq), off, at)
 			}
 			break
 		}
-		*recs = append(*recs, r)
+		p.recs = append(p.recs, r)
 		off += n
 	}
 	return off, nil
 }
 
-// p2 reads the batches of the version 2 segment b (seq) into recs and
+// p2 reads the batches of the version 2 segment b (seq) into p.recs and
 // returns the end of the last good one. Zeros after it are the segment's
-// clean end (*zeroTail); anything else there sets *bad, and is an error
+// clean end (p.zeroTail); anything else there sets p.err, and is an error
 // if a good batch follows it. A torn append leaves one bad batch, whose
-// surviving pages, in any order, hold no whole batch.
-func p2(b []byte, seq uint64, recs *[]Record, bad *error, zeroTail *bool) (int, error) {
+// surviving pages, in any order, hold no batch that checks at its offset
+// under the segment's salt (not even one a client wrote into a text).
+func p2(b []byte, seq uint64, p *parsed) (int, error) {
+	salt := segmentSalt(b)
 	off := headerSize
 	for off < len(b) {
-		rs, n, err := decodeBatch(b[off:])
+		pos := batchPos{salt, int64(off)}
+		rs, prev, n, err := decodeBatch(b[off:], pos)
 		if err == nil {
-			*recs = append(*recs, rs...)
+			if len(p.recs) == 0 {
+				p.firstPrev = prev
+			}
+			p.recs = append(p.recs, rs...)
 			off += n
 			continue
 		}
+		if errors.Is(err, errMalformed) {
+			return 0, fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
+		}
 		if allZero(b[off:]) {
-			*zeroTail = true
+			p.zeroTail = true
 			break
 		}
-		*bad = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
-		if at := nextBatch(b, off+1); at >= 0 {
+		p.err = fmt.Errorf("segment %s at byte %d: %w", segmentName(seq), off, err)
+		from := off + 1
+		if n, ok := batchHeader(b[off:], pos); ok && int64(len(b)-off-batchHeaderSize) >= int64(n) {
+			from = off + batchHeaderSize + int(n) // its own payload holds no batch
+		}
+		if at := nextBatch(b, from, salt); at >= 0 {
 			return 0, fmt.Errorf("%w: segment %s: a bad append at byte %d is followed by a good one at byte %d",
 				ErrCorrupt, segmentName(seq), off, at)
 		}
@@ -277,18 +312,18 @@ func p2(b []byte, seq uint64, recs *[]Record, bad *error, zeroTail *bool) (int, 
 	return off, nil
 }
 
-// nextBatch returns the offset of the first good batch in b at or after
-// from, or -1. It searches for the batch magic and checks the header's
-// own checksum before the payload's, so that it costs about a pass over b
-// unless b holds many forged batch headers.
-func nextBatch(b []byte, from int) int {
+// nextBatch returns the offset of the first good batch of a segment with
+// salt in b at or after from, or -1. It searches for the batch magic and
+// checks the header's own checksum before the payload's: about a pass over
+// b.
+func nextBatch(b []byte, from int, salt uint32) int {
 	for from < len(b) {
 		i := bytes.Index(b[from:], batchMagic[:])
 		if i < 0 {
 			return -1
 		}
 		at := from + i
-		if _, _, err := decodeBatch(b[at:]); err == nil {
+		if _, _, _, err := decodeBatch(b[at:], batchPos{salt, int64(at)}); err == nil {
 			return at
 		}
 		from = at + 1
@@ -332,7 +367,7 @@ func truncate(name string, size int64) error {
 		return err
 	}
 	if size == 0 {
-		if _, err := f.WriteAt(header(), 0); err != nil {
+		if _, err := f.WriteAt(header(rand.Uint32()), 0); err != nil {
 			return err
 		}
 	}
@@ -341,13 +376,14 @@ func truncate(name string, size int64) error {
 
 // create makes a new empty segment with prealloc zero bytes after its
 // header, synced along with the directory.
-func (j *Journal) create(seq uint64, prealloc int64) (*os.File, error) {
+func (j *Journal) create(seq uint64, prealloc int64) (*os.File, uint32, error) {
 	name := filepath.Join(j.dir, segmentName(seq))
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	_, err = f.Write(header())
+	salt := rand.Uint32()
+	_, err = f.Write(header(salt))
 	for off := int64(0); err == nil && off < prealloc; off += int64(len(zeros)) {
 		_, err = f.Write(zeros[:min(int64(len(zeros)), prealloc-off)])
 	}
@@ -360,15 +396,16 @@ func (j *Journal) create(seq uint64, prealloc int64) (*os.File, error) {
 	if err != nil {
 		f.Close()
 		os.Remove(name)
-		return nil, err
+		return nil, 0, err
 	}
-	return f, nil
+	return f, salt, nil
 }
 
 // Prepare creates the segment the next Rotate switches to, so that Rotate
 // itself does no I/O. It costs a file creation, the writing of zeros ahead
-// of the appends (twice the size of the last segment sealed, from 256 KiB
-// to 64 MiB) and two fsyncs, and holds no lock while doing them.
+// of the appends (twice the size of the current segment, or else of the
+// last one sealed, from 256 KiB to 64 MiB) and two fsyncs, and holds no
+// lock while doing them.
 func (j *Journal) Prepare() error {
 	j.mu.Lock()
 	if j.spare != nil || j.failed != nil {
@@ -383,7 +420,7 @@ func (j *Journal) Prepare() error {
 	}
 	j.nextSeq++
 	j.mu.Unlock()
-	f, err := j.create(seq, prealloc)
+	f, salt, err := j.create(seq, prealloc)
 	if err != nil {
 		return err
 	}
@@ -394,15 +431,16 @@ func (j *Journal) Prepare() error {
 		os.Remove(f.Name())
 		return nil
 	}
-	j.spare, j.spareSeq = f, seq
+	j.spare, j.spareSeq, j.spareSalt = f, seq, salt
 	return nil
 }
 
-// Append writes recs at the end of the current segment in one write and
-// fdatasyncs it: when it returns nil the records are durable. On an error
-// nothing of recs is kept; if that cannot be ensured, the journal fails
-// every later append. It costs the write and one fdatasync (plus a segment
-// creation when there is no current segment and none prepared).
+// Append writes recs at the end of the current segment as one batch, in
+// one write, and fdatasyncs it: when it returns nil the records are
+// durable. On an error nothing of recs is kept; if that cannot be ensured,
+// the journal fails every later append. It costs the write and one
+// fdatasync (plus a segment creation when there is no current segment and
+// none prepared); no records cost nothing.
 func (j *Journal) Append(recs []Record) error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -417,8 +455,13 @@ func (j *Journal) Append(recs []Record) error {
 			return err
 		}
 	}
+	var prev int64 // in the segment's first batch, the end of the one before
+	if j.curRecords == 0 {
+		prev = j.curPrev
+	}
 	var err error
-	if j.buf, err = appendBatch(j.buf[:0], recs); err != nil {
+	if j.buf, err = appendBatch(j.buf[:0], recs, batchPos{j.curSalt, j.curSize}, prev); err != nil {
+		j.buf = nil
 		return fmt.Errorf("journal append: %w", err)
 	}
 	n, err := j.cur.WriteAt(j.buf, j.curSize)
@@ -443,14 +486,15 @@ func (j *Journal) Append(recs []Record) error {
 // switchLocked makes the prepared segment, or a new one, current.
 func (j *Journal) switchLocked() error {
 	if j.spare == nil {
-		f, err := j.create(j.nextSeq, j.prealloc)
+		f, salt, err := j.create(j.nextSeq, j.prealloc)
 		if err != nil {
 			return err
 		}
-		j.spare, j.spareSeq = f, j.nextSeq
+		j.spare, j.spareSeq, j.spareSalt = f, j.nextSeq, salt
 		j.nextSeq++
 	}
 	j.cur, j.curSeq, j.curSize, j.curRecords = j.spare, j.spareSeq, headerSize, 0
+	j.curSalt, j.curPrev = j.spareSalt, j.sealedEnd
 	j.spare = nil
 	return nil
 }
@@ -467,6 +511,7 @@ func (j *Journal) Rotate() (sealed uint64, records int, err error) {
 	if j.cur != nil && j.curRecords > 0 {
 		records = j.curRecords
 		j.prealloc = zerosFor(j.curSize)
+		j.sealedEnd = j.curSize
 		err = j.cur.Close()
 		j.sealed = append(j.sealed, j.curSeq)
 		j.cur = nil

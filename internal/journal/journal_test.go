@@ -2,9 +2,11 @@ package journal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +42,7 @@ func batchesEnd(t *testing.T, appends ...[]Record) int {
 	t.Helper()
 	end := headerSize
 	for _, rs := range appends {
-		b, err := appendBatch(nil, rs)
+		b, err := appendBatch(nil, rs, batchPos{}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -309,7 +311,7 @@ func TestZeroHeader(t *testing.T) {
 // header never reached the disk is no damage, and a spare without a header
 // followed by records is.
 func TestTornTailAndUnbornSpare(t *testing.T) {
-	for _, spare := range [][]byte{make([]byte, headerSize), make([]byte, 4096), header()[:5]} {
+	for _, spare := range [][]byte{make([]byte, headerSize), make([]byte, 4096), header(7)[:5]} {
 		dir := filepath.Join(t.TempDir(), "x.journal")
 		j, _ := Open(dir)
 		rs := sample(5)
@@ -335,7 +337,11 @@ func TestTornTailAndUnbornSpare(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.journal")
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, segmentName(1)), make([]byte, headerSize), 0o644)
-	os.WriteFile(filepath.Join(dir, segmentName(2)), AppendRecord(header(), &Record{Op: OpDelete, ID: "a"}), 0o644)
+	seg2, err := appendBatch(header(7), []Record{{Op: OpDelete, ID: "a"}}, batchPos{7, headerSize}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, segmentName(2)), seg2, 0o644)
 	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("unborn segment before records: %v, want ErrCorrupt", err)
 	}
@@ -360,7 +366,7 @@ func TestDestroy(t *testing.T) {
 func TestBadHeader(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.journal")
 	os.Mkdir(dir, 0o755)
-	h := header()
+	h := header(0)
 	h[8] = 9
 	os.WriteFile(filepath.Join(dir, segmentName(1)), h, 0o644)
 	if _, err := Count(dir); !errors.Is(err, ErrVersion) {
@@ -377,7 +383,8 @@ func TestBadHeader(t *testing.T) {
 // records), which is still read.
 // A version 2 segment as written has zeros after its records.
 func TestGolden(t *testing.T) {
-	b, err := appendBatch(header(), []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}})
+	const salt = 0x5a17ed01
+	b, err := appendBatch(header(salt), []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}, batchPos{salt, headerSize}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -610,22 +617,187 @@ func TestBadAppendScanCost(t *testing.T) {
 }
 
 func FuzzDecodeBatch(f *testing.F) {
-	b, _ := appendBatch(nil, sample(3))
+	b, _ := appendBatch(nil, sample(3), batchPos{}, 0)
 	f.Add(b)
-	b, _ = appendBatch(nil, []Record{{Op: OpDelete, ID: "a"}})
+	b, _ = appendBatch(nil, []Record{{Op: OpDelete, ID: "a"}}, batchPos{}, 17)
 	f.Add(b)
 	f.Add(append(batchMagic[:], 0, 0, 0, 0))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		recs, n, err := decodeBatch(b)
+		recs, prev, n, err := decodeBatch(b, batchPos{})
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
 				t.Fatalf("error %v does not wrap ErrCorrupt", err)
 			}
 			return
 		}
-		again, err := appendBatch(nil, recs)
+		again, err := appendBatch(nil, recs, batchPos{}, prev)
 		if err != nil || !bytes.Equal(again, b[:n]) {
 			t.Fatalf("batch of %d bytes does not encode back to itself: %v", n, err)
 		}
 	})
+}
+
+// TestForgedBatchInText tears an append whose document text holds a whole
+// batch, written for the offset where it lies, with the wrong salt: the
+// torn append is dropped, not taken for damage followed by a good append.
+func TestForgedBatchInText(t *testing.T) {
+	first := sample(3)
+	for _, lose := range []string{"header page", "last page"} {
+		for _, salt := range []uint32{0, 1} {
+			dir := filepath.Join(t.TempDir(), "x.journal")
+			j, _ := Open(dir)
+			if err := j.Append(first); err != nil {
+				t.Fatal(err)
+			}
+			start := batchesEnd(t, first)
+			// The forged batch starts 5,000 bytes into the text, which
+			// starts after the torn batch's header and record frame.
+			textAt := start + batchHeaderSize + 8 + 1 + 1 + 1
+			forged, _ := appendBatch(nil, []Record{{Op: OpDelete, ID: "z"}}, batchPos{salt, int64(textAt + 5000)}, 0)
+			text := append(append(bytes.Repeat([]byte("a"), 5000), forged...), bytes.Repeat([]byte("b"), 5000)...)
+			torn := []Record{{Op: OpAdd, ID: "x", Text: text}}
+			if err := j.Append(torn); err != nil {
+				t.Fatal(err)
+			}
+			j.Close()
+			seg := lastSegment(t, dir)
+			b, _ := os.ReadFile(seg)
+			end := batchesEnd(t, first, torn)
+			if lose == "header page" {
+				clear(b[start:4096])
+			} else {
+				clear(b[(end-1)/4096*4096 : end])
+			}
+			os.WriteFile(seg, b, 0o644)
+			j, _ = Open(dir)
+			var got []Record
+			if _, err := j.Replay(func(r Record) error { got = append(got, r); return nil }); err != nil {
+				t.Fatalf("%s lost, forged salt %d: Replay: %v", lose, salt, err)
+			}
+			if !equal(got, first) {
+				t.Fatalf("%s lost, forged salt %d: replayed %d records, want %d", lose, salt, len(got), len(first))
+			}
+			j.Close()
+		}
+	}
+}
+
+// TestLostTailOfSealedSegment zeroes the last append of a sealed segment,
+// as a lost write would: the next segment's first append says where the
+// sealed one ended, so the loss is an error, not a clean end.
+func TestLostTailOfSealedSegment(t *testing.T) {
+	for _, lose := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "x.journal")
+		j, _ := Open(dir)
+		for _, rs := range [][]Record{sample(2), sample(3)} {
+			if err := j.Append(rs); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := j.Prepare(); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := j.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Append(sample(1)); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		seqs, _ := segments(dir)
+		first := filepath.Join(dir, segmentName(seqs[0]))
+		if lose {
+			b, _ := os.ReadFile(first)
+			clear(b[batchesEnd(t, sample(2)):])
+			os.WriteFile(first, b, 0o644)
+		}
+		n, err := Count(dir)
+		switch {
+		case lose && !errors.Is(err, ErrCorrupt):
+			t.Fatalf("last append of a sealed segment lost: Count = %d, %v; want ErrCorrupt", n, err)
+		case !lose && (err != nil || n != 6):
+			t.Fatalf("Count = %d, %v; want 6", n, err)
+		}
+	}
+}
+
+// TestMalformedBatch checks that a batch whose checksums hold but whose
+// records do not decode is corruption even at the end of the newest
+// segment: it was written so, not torn.
+func TestMalformedBatch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	os.Mkdir(dir, 0o755)
+	const salt = 3
+	b, _ := appendBatch(header(salt), sample(2), batchPos{salt, headerSize}, 0)
+	at := len(b)
+	b = append(b, make([]byte, batchHeaderSize)...)
+	payload := []byte{9, 9, 9, 9, 9} // not a record
+	b = append(b, payload...)
+	h := b[at : at+batchHeaderSize]
+	copy(h, batchMagic[:])
+	binary.LittleEndian.PutUint32(h[4:], uint32(len(payload)))
+	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(payload, castagnoli))
+	binary.LittleEndian.PutUint32(h[20:], headerSum(h, batchPos{salt, int64(at)}))
+	os.WriteFile(filepath.Join(dir, segmentName(1)), b, 0o644)
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) || !errors.Is(err, errMalformed) {
+		t.Fatalf("Count = %v, want a malformed batch", err)
+	}
+}
+
+// TestVersionsTogether replays a version 1 segment (an older server's)
+// followed by version 2 ones.
+func TestVersionsTogether(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	os.Mkdir(dir, 0o755)
+	v1, err := os.ReadFile(filepath.Join("testdata", "segment-v1.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, segmentName(1)), v1, 0o644)
+	j, _ := Open(dir)
+	if err := j.Append(sample(3)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, _ = Open(dir)
+	defer j.Close()
+	want := append([]Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}, sample(3)...)
+	if got := readAll(t, j); !equal(got, want) {
+		t.Fatalf("replayed %v, want %v", got, want)
+	}
+}
+
+// TestTornPastTheZeros tears an append that runs past the zeros written
+// ahead, with the file's new size on the disk or its old one.
+func TestTornPastTheZeros(t *testing.T) {
+	first := sample(3)
+	big := []Record{{Op: OpAdd, ID: "big", Text: bytes.Repeat([]byte("z"), minPrealloc+1000)}}
+	for _, newSize := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "x.journal")
+		j, _ := Open(dir)
+		if err := j.Append(first); err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Append(big); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		seg := lastSegment(t, dir)
+		b, _ := os.ReadFile(seg)
+		end := batchesEnd(t, first, big)
+		if len(b) != end {
+			t.Fatalf("segment of %d bytes, want %d: the append should have run past the zeros", len(b), end)
+		}
+		if newSize {
+			clear(b[end-5000 : end-1000]) // pages in the middle lost
+		} else {
+			b = b[:headerSize+minPrealloc] // the old size
+		}
+		os.WriteFile(seg, b, 0o644)
+		j, _ = Open(dir)
+		if got := readAll(t, j); !equal(got, first) {
+			t.Fatalf("new size %v: replayed %d records, want %d", newSize, len(got), len(first))
+		}
+		j.Close()
+	}
 }

@@ -38,9 +38,9 @@ var (
 
 const (
 	magic = "simidxJ\n"
-	// version is the format written. Version 2 segments may end in zero
-	// bytes written ahead of the appends, which version 1 readers take
-	// for damage; the records are the same.
+	// version is the format written. Version 2 frames each append as a
+	// batch, bound to its segment by a salt in the header, and segments
+	// may end in zeros written ahead of the appends.
 	version    = 2
 	minVersion = 1 // the oldest format read
 	headerSize = 16
@@ -56,13 +56,47 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var batchMagic = [4]byte{'S', 'J', 'B', 0xb7}
 
 // batchHeaderSize is the size of a batch's frame: the magic, the payload's
-// length and CRC-32C, and the CRC-32C of those 12 bytes.
-const batchHeaderSize = 16
+// length and CRC-32C, the end of the segment before (in a segment's first
+// batch, else 0), and the header's CRC-32C.
+const batchHeaderSize = 24
 
-// appendBatch appends recs to b as one batch: the frame of a version 2
-// segment's append, which replay keeps or drops whole. Cost: O(size), the
-// CRCs included.
-func appendBatch(b []byte, recs []Record) ([]byte, error) {
+// batchPos is what a batch's header checksum binds it to besides its own
+// bytes: its segment's salt (random, in the segment header) and its offset
+// in the segment. A batch copied into a document's text, or left on the
+// disk by another segment, does not check where it lies.
+type batchPos struct {
+	salt uint32
+	off  int64
+}
+
+// headerSum returns the checksum of batch header h (its first 20 bytes)
+// at pos.
+func headerSum(h []byte, pos batchPos) uint32 {
+	var b [32]byte
+	copy(b[:], h[:20])
+	binary.LittleEndian.PutUint32(b[20:], pos.salt)
+	binary.LittleEndian.PutUint64(b[24:], uint64(pos.off))
+	return crc32.Checksum(b[:], castagnoli)
+}
+
+// batchHeader reports whether b starts with a batch header that checks at
+// pos, and the length of its payload.
+func batchHeader(b []byte, pos batchPos) (uint32, bool) {
+	if len(b) < batchHeaderSize || [4]byte(b[:4]) != batchMagic || headerSum(b, pos) != binary.LittleEndian.Uint32(b[20:]) {
+		return 0, false
+	}
+	return binary.LittleEndian.Uint32(b[4:]), true
+}
+
+// errMalformed is a batch whose checksums hold but whose records do not
+// decode: written so, not torn.
+var errMalformed = errors.New("a batch with good checksums holds malformed records")
+
+// appendBatch appends recs to b as one batch at pos, with prev the end of
+// the segment before (0 if unknown or not the segment's first batch): the
+// frame of a version 2 segment's append, which replay keeps or drops
+// whole. Cost: O(size), the CRCs included.
+func appendBatch(b []byte, recs []Record, pos batchPos, prev int64) ([]byte, error) {
 	if len(recs) == 0 {
 		return b, errors.New("a batch of no records")
 	}
@@ -79,56 +113,65 @@ func appendBatch(b []byte, recs []Record) ([]byte, error) {
 	copy(h, batchMagic[:])
 	binary.LittleEndian.PutUint32(h[4:], uint32(n))
 	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(b[start+batchHeaderSize:], castagnoli))
-	binary.LittleEndian.PutUint32(h[12:], crc32.Checksum(h[:12], castagnoli))
+	binary.LittleEndian.PutUint64(h[12:], uint64(prev))
+	binary.LittleEndian.PutUint32(h[20:], headerSum(h, pos))
 	return b, nil
 }
 
-// decodeBatch decodes the batch at the start of b and returns its records
-// and its encoded size. A batch cut off by the end of b gives an error
-// wrapping errShort; any other damage one wrapping ErrCorrupt. Cost:
-// O(size), the CRCs included; a bad header costs O(1).
-func decodeBatch(b []byte) ([]Record, int, error) {
+// decodeBatch decodes the batch at the start of b, which lies at pos, and
+// returns its records, the end of the segment before it records, and its
+// encoded size. A batch cut off by the end of b gives an error wrapping
+// errShort; records that do not decode in a batch whose checksums hold,
+// one wrapping errMalformed; any other damage one wrapping ErrCorrupt (all
+// wrap ErrCorrupt). Cost: O(size), the CRCs included; a bad header costs
+// O(1).
+func decodeBatch(b []byte, pos batchPos) (recs []Record, prev int64, size int, err error) {
 	if len(b) < batchHeaderSize {
-		return nil, 0, fmt.Errorf("%w: %w: %d bytes left, a batch header is %d", ErrCorrupt, errShort, len(b), batchHeaderSize)
+		return nil, 0, 0, fmt.Errorf("%w: %w: %d bytes left, a batch header is %d", ErrCorrupt, errShort, len(b), batchHeaderSize)
 	}
 	h := b[:batchHeaderSize]
-	if [4]byte(h[:4]) != batchMagic || crc32.Checksum(h[:12], castagnoli) != binary.LittleEndian.Uint32(h[12:]) {
-		return nil, 0, fmt.Errorf("%w: bad batch header", ErrCorrupt)
+	n, ok := batchHeader(h, pos)
+	if !ok {
+		return nil, 0, 0, fmt.Errorf("%w: bad batch header", ErrCorrupt)
 	}
-	n := binary.LittleEndian.Uint32(h[4:])
 	if uint64(len(b)-batchHeaderSize) < uint64(n) {
-		return nil, 0, fmt.Errorf("%w: %w: batch of %d bytes, %d left", ErrCorrupt, errShort, n, len(b)-batchHeaderSize)
+		return nil, 0, 0, fmt.Errorf("%w: %w: batch of %d bytes, %d left", ErrCorrupt, errShort, n, len(b)-batchHeaderSize)
 	}
 	p := b[batchHeaderSize : batchHeaderSize+int(n)]
 	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(h[8:]) {
-		return nil, 0, fmt.Errorf("%w: batch checksum mismatch", ErrCorrupt)
+		return nil, 0, 0, fmt.Errorf("%w: batch checksum mismatch", ErrCorrupt)
 	}
-	var recs []Record
 	for len(p) > 0 {
 		r, size, err := DecodeRecord(p)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%w: a record of a whole batch: %v", ErrCorrupt, err)
+			return nil, 0, 0, fmt.Errorf("%w: %w: %v", ErrCorrupt, errMalformed, err)
 		}
 		recs = append(recs, r)
 		p = p[size:]
 	}
 	if len(recs) == 0 {
-		return nil, 0, fmt.Errorf("%w: empty batch", ErrCorrupt)
+		return nil, 0, 0, fmt.Errorf("%w: %w: no records", ErrCorrupt, errMalformed)
 	}
-	return recs, batchHeaderSize + int(n), nil
+	return recs, int64(binary.LittleEndian.Uint64(h[12:])), batchHeaderSize + int(n), nil
 }
 
 // segmentVersion returns the format version of a segment whose header
 // checkHeader accepted.
 func segmentVersion(b []byte) uint32 { return binary.LittleEndian.Uint32(b[8:]) }
 
-// header returns the header of a segment.
-func header() []byte {
+// header returns the header of a segment with salt in its last four
+// bytes (version 2; zero in version 1).
+func header(salt uint32) []byte {
 	b := make([]byte, headerSize)
 	copy(b, magic)
 	binary.LittleEndian.PutUint32(b[8:], version)
+	binary.LittleEndian.PutUint32(b[12:], salt)
 	return b
 }
+
+// segmentSalt returns the salt of a segment whose header checkHeader
+// accepted.
+func segmentSalt(b []byte) uint32 { return binary.LittleEndian.Uint32(b[12:]) }
 
 // checkHeader reports whether b starts with a valid segment header.
 func checkHeader(b []byte) error {
