@@ -16,9 +16,10 @@
 //	4 bytes               magic "SJB" 0xb7
 //	uint32 little-endian  payload length
 //	uint32 little-endian  CRC-32C (Castagnoli) of the payload
-//	uint64 little-endian  in a segment's first batch, the end of the
+//	uint64 little-endian  in a segment's first batch, the number of the
 //	                      segment sealed before it (0 if unknown), else 0
-//	uint32 little-endian  CRC-32C of the 20 bytes before it, the segment's
+//	uint64 little-endian  and that segment's end, else 0
+//	uint32 little-endian  CRC-32C of the 28 bytes before it, the segment's
 //	                      salt (uint32) and the batch's offset in the
 //	                      segment (uint64)
 //	payload: one or more records
@@ -45,8 +46,9 @@
 // it and truncates the segment there. A bad batch followed by a good one
 // is corruption, as is a bad batch in an older segment, a batch whose
 // checksums hold but whose records do not decode, and a sealed segment
-// that ends before where the next segment's first batch says it ended:
-// Replay fails with an error wrapping ErrCorrupt. Newer segments whose
-// header never reached the disk (a crash while the next segment was being
-// created) are ignored.
+// missing, or ending elsewhere than where the next segment's first batch
+// says it ended: Replay fails with an error wrapping ErrCorrupt, before it
+// passes on any record. Newer segments whose header never reached the disk
+// (a crash while the next segment was being created) hold nothing: Replay
+// gives them a fresh header.
 package journal

@@ -17,7 +17,9 @@ import (
 // concurrent use; appends are serialized.
 type Journal struct {
 	// NoSync skips the fdatasync of appends: faster, and a machine crash
-	// may lose appended records. Set it before the first Append.
+	// may lose appended records, or leave pages of the segments written
+	// in any order, which Replay may then report as damage. Set it before
+	// the first Append.
 	NoSync bool
 
 	dir string
@@ -29,13 +31,17 @@ type Journal struct {
 	curRecords int
 	curSalt    uint32   // the current segment's salt
 	curPrev    int64    // the end of the segment sealed before the current one, 0 if unknown
+	curPrevSeq uint64   // that segment's number
 	spare      *os.File // a prepared empty segment, or nil
 	spareSeq   uint64
 	spareSalt  uint32
-	sealedEnd  int64    // the end of the last segment sealed, 0 if none since Open
-	nextSeq    uint64   // number of the next segment created
-	sealed     []uint64 // sealed segments not yet removed, oldest first
-	failed     error    // set when an append could not be undone
+	preparing  bool       // a Prepare is creating the spare
+	prepared   *sync.Cond // signalled when it is done, with mu
+	sealedEnd  int64      // the end of the last segment sealed, 0 if none since Open
+	sealedSeq  uint64     // its number
+	nextSeq    uint64     // number of the next segment created
+	sealed     []uint64   // sealed segments not yet removed, oldest first
+	failed     error      // set when an append could not be undone
 	buf        []byte
 	// prealloc is the number of zero bytes written ahead in a segment
 	// created with no current one to size it by: twice the size of the
@@ -47,8 +53,8 @@ type Journal struct {
 // overwrite them need no change of the file's size or blocks, so their
 // fdatasync flushes the data alone, without a commit of the file system's
 // own journal: on the 2-core VM of docs/server.md a group commit of
-// simidx serve (append and fdatasync) went from 0.88-1.10 to 0.74-0.78 ms
-// on average, and durable adds from 4,400-5,500 to 5,700-5,800 a second.
+// simidx serve (append and fdatasync) went from 0.99-1.06 to 0.74-0.75 ms
+// on average, and durable adds from 4,200-5,000 to 5,600-5,700 a second.
 // Appends past the zeros extend the file as before.
 const (
 	minPrealloc = 256 << 10
@@ -68,7 +74,8 @@ const segmentExt = ".log"
 func segmentName(seq uint64) string { return fmt.Sprintf("%016x%s", seq, segmentExt) }
 
 // Open opens the journal directory dir, creating it if it does not exist.
-// The segments found are sealed: Replay reads them, Remove deletes them.
+// The segments found are sealed: Replay reads them (and drops a torn
+// tail, which it must do before new appends follow), Remove deletes them.
 // It costs a directory listing, and an fsync of the parent directory when
 // dir is created.
 func Open(dir string) (*Journal, error) {
@@ -89,6 +96,7 @@ func Open(dir string) (*Journal, error) {
 		}
 	}
 	j := &Journal{dir: dir, sealed: seqs, nextSeq: 1, prealloc: minPrealloc}
+	j.prepared = sync.NewCond(&j.mu)
 	if len(seqs) > 0 {
 		j.nextSeq = seqs[len(seqs)-1] + 1
 	}
@@ -157,9 +165,9 @@ type parsed struct {
 	// unborn: the segment's header was cut off or never written, as
 	// a crash while Prepare creates a spare leaves it.
 	unborn bool
-	// firstPrev is the end of the segment before, as the segment's first
-	// batch recorded it when it was appended (0: unknown, or version 1).
-	firstPrev int64
+	// firstPrev is the segment sealed before, as the segment's first
+	// batch recorded it when it was appended (zero: unknown, or version 1).
+	firstPrev prevSegment
 }
 
 // replay reads the segments seqs of dir; fix says to truncate a torn tail.
@@ -217,10 +225,17 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 	// sealed segment read back shorter lost acknowledged appends at its
 	// end (zeros there would pass for its clean end).
 	for i := 1; i < len(all); i++ {
-		if prev := all[i].firstPrev; prev > 0 && all[i-1].good != prev {
+		prev := all[i].firstPrev
+		switch {
+		case prev.seq == 0:
+		case seqs[i-1] != prev.seq:
+			return 0, fmt.Errorf("%w: segment %s follows segment %s, but says it follows segment %s, which is missing "+
+				"(the journal is left untouched; move %s away to open the index without its operations)",
+				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[i-1]), segmentName(prev.seq), dir)
+		case all[i-1].good != prev.end:
 			return 0, fmt.Errorf("%w: segment %s ends at byte %d, but segment %s says it ended at byte %d: appends at its end are lost "+
 				"(the journal is left untouched; move %s away to open the index without its operations)",
-				ErrCorrupt, segmentName(seqs[i-1]), all[i-1].good, segmentName(seqs[i]), prev, dir)
+				ErrCorrupt, segmentName(seqs[i-1]), all[i-1].good, segmentName(seqs[i]), prev.end, dir)
 		}
 	}
 	for i := range all {
@@ -276,7 +291,8 @@ func p1(b []byte, seq uint64, p *parsed) (int, error) {
 // clean end (p.zeroTail); anything else there sets p.err, and is an error
 // if a good batch follows it. A torn append leaves one bad batch, whose
 // surviving pages, in any order, hold no batch that checks at its offset
-// under the segment's salt (not even one a client wrote into a text).
+// under the segment's salt: a batch a client wrote into a text checks with
+// a chance of 2^-32 (it would have to guess the salt).
 func p2(b []byte, seq uint64, p *parsed) (int, error) {
 	salt := segmentSalt(b)
 	off := headerSize
@@ -408,7 +424,7 @@ func (j *Journal) create(seq uint64, prealloc int64) (*os.File, uint32, error) {
 // lock while doing them.
 func (j *Journal) Prepare() error {
 	j.mu.Lock()
-	if j.spare != nil || j.failed != nil {
+	if j.spare != nil || j.failed != nil || j.preparing {
 		j.mu.Unlock()
 		return j.failed
 	}
@@ -419,17 +435,22 @@ func (j *Journal) Prepare() error {
 		prealloc = zerosFor(j.curSize)
 	}
 	j.nextSeq++
+	// An append that needs a segment meanwhile waits for this one, so
+	// that segments are used in the order of their numbers.
+	j.preparing = true
 	j.mu.Unlock()
 	f, salt, err := j.create(seq, prealloc)
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.preparing = false
+	j.prepared.Broadcast()
 	if err != nil {
 		return err
 	}
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.spare != nil { // cannot happen with one caller of Prepare
+	if j.failed != nil { // closed meanwhile: the empty segment is not needed
 		f.Close()
 		os.Remove(f.Name())
-		return nil
+		return j.failed
 	}
 	j.spare, j.spareSeq, j.spareSalt = f, seq, salt
 	return nil
@@ -455,9 +476,9 @@ func (j *Journal) Append(recs []Record) error {
 			return err
 		}
 	}
-	var prev int64 // in the segment's first batch, the end of the one before
+	var prev prevSegment // in the segment's first batch, the one sealed before
 	if j.curRecords == 0 {
-		prev = j.curPrev
+		prev = prevSegment{j.curPrevSeq, j.curPrev}
 	}
 	var err error
 	if j.buf, err = appendBatch(j.buf[:0], recs, batchPos{j.curSalt, j.curSize}, prev); err != nil {
@@ -485,8 +506,15 @@ func (j *Journal) Append(recs []Record) error {
 
 // switchLocked makes the prepared segment, or a new one, current.
 func (j *Journal) switchLocked() error {
+	for j.preparing {
+		j.prepared.Wait()
+	}
+	if j.failed != nil {
+		return j.failed
+	}
 	if j.spare == nil {
-		f, salt, err := j.create(j.nextSeq, j.prealloc)
+		// On the path of an append: the fewest zeros.
+		f, salt, err := j.create(j.nextSeq, minPrealloc)
 		if err != nil {
 			return err
 		}
@@ -494,7 +522,7 @@ func (j *Journal) switchLocked() error {
 		j.nextSeq++
 	}
 	j.cur, j.curSeq, j.curSize, j.curRecords = j.spare, j.spareSeq, headerSize, 0
-	j.curSalt, j.curPrev = j.spareSalt, j.sealedEnd
+	j.curSalt, j.curPrevSeq, j.curPrev = j.spareSalt, j.sealedSeq, j.sealedEnd
 	j.spare = nil
 	return nil
 }
@@ -511,7 +539,7 @@ func (j *Journal) Rotate() (sealed uint64, records int, err error) {
 	if j.cur != nil && j.curRecords > 0 {
 		records = j.curRecords
 		j.prealloc = zerosFor(j.curSize)
-		j.sealedEnd = j.curSize
+		j.sealedEnd, j.sealedSeq = j.curSize, j.curSeq
 		err = j.cur.Close()
 		j.sealed = append(j.sealed, j.curSeq)
 		j.cur = nil

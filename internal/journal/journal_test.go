@@ -42,7 +42,7 @@ func batchesEnd(t *testing.T, appends ...[]Record) int {
 	t.Helper()
 	end := headerSize
 	for _, rs := range appends {
-		b, err := appendBatch(nil, rs, batchPos{}, 0)
+		b, err := appendBatch(nil, rs, batchPos{}, prevSegment{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,9 +167,8 @@ func TestTornTail(t *testing.T) {
 		{"zeros after the end", func(b []byte) []byte { return append(b, make([]byte, 4096)...) }},
 		{"last byte flipped", func(b []byte) []byte { b[len(b)-1] ^= 1; return b }},
 	} {
-		// A segment ends at its last record (version 1) or in the zeros
-		// written ahead of the appends (version 2), where a torn append
-		// leaves zeros after the damage.
+		// The file ends at the torn append, or zeros written ahead of
+		// the appends follow the damage.
 		for _, ahead := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/zeros ahead %v", tc.name, ahead), func(t *testing.T) {
 				tornTail(t, tc.name, tc.tear, ahead)
@@ -337,7 +336,7 @@ func TestTornTailAndUnbornSpare(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.journal")
 	os.Mkdir(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, segmentName(1)), make([]byte, headerSize), 0o644)
-	seg2, err := appendBatch(header(7), []Record{{Op: OpDelete, ID: "a"}}, batchPos{7, headerSize}, 0)
+	seg2, err := appendBatch(header(7), []Record{{Op: OpDelete, ID: "a"}}, batchPos{7, headerSize}, prevSegment{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,7 +383,7 @@ func TestBadHeader(t *testing.T) {
 // A version 2 segment as written has zeros after its records.
 func TestGolden(t *testing.T) {
 	const salt = 0x5a17ed01
-	b, err := appendBatch(header(salt), []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}, batchPos{salt, headerSize}, 0)
+	b, err := appendBatch(header(salt), []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}, batchPos{salt, headerSize}, prevSegment{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -486,12 +485,29 @@ func TestPreallocate(t *testing.T) {
 	if _, n, err := j.Rotate(); err != nil || n != 3 {
 		t.Fatalf("Rotate sealed %d records, %v", n, err)
 	}
+	// A segment prepared with no current one is sized by the last one
+	// sealed.
+	if err := j.Prepare(); err != nil {
+		t.Fatal(err)
+	}
 	if err := j.Append(sample(3)); err != nil {
 		t.Fatal(err)
 	}
 	want = append(want, sample(3)...)
 	if got := size(); got != headerSize+2*sealedSize {
 		t.Fatalf("next segment of %d bytes, want the header and twice the %d bytes of the last one", got, sealedSize)
+	}
+	// One created by an append, with none prepared, gets the fewest
+	// zeros.
+	if _, _, err := j.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(sample(1)); err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, sample(1)...)
+	if got := size(); got != headerSize+minPrealloc {
+		t.Fatalf("segment created by an append of %d bytes, want %d", got, headerSize+minPrealloc)
 	}
 	j.Close()
 	j, err = Open(dir)
@@ -607,19 +623,54 @@ func TestBadAppendScanCost(t *testing.T) {
 	b, _ := os.ReadFile(seg)
 	end := batchesEnd(t, first, tricky)
 	b = append(b[:end-100], make([]byte, 16<<20)...)
+	// The torn append's header lost: the search for a good append after
+	// it reads its text.
+	start := batchesEnd(t, first)
+	clear(b[start : start+batchHeaderSize])
 	os.WriteFile(seg, b, 0o644)
-	start := time.Now()
+	t0 := time.Now()
 	n, err := Count(dir)
 	if err != nil || n != len(first) {
 		t.Fatalf("Count = %d, %v; want %d", n, err, len(first))
 	}
-	t.Logf("read a torn append and 16 MiB of zeros in %v", time.Since(start))
+	t.Logf("read a torn append and 16 MiB of zeros in %v", time.Since(t0))
+}
+
+// FuzzBatchDamage builds a batch of fuzzed records and damages one byte:
+// the batch decodes to its records undamaged, and to an error wrapping
+// ErrCorrupt damaged.
+func FuzzBatchDamage(f *testing.F) {
+	f.Add("ad1", []byte("Sunny flat"), uint16(0), byte(0))
+	f.Add("x", []byte{}, uint16(3), byte(0x80))
+	f.Add("id", bytes.Repeat([]byte{0, 0, 0, 1}, 40), uint16(40), byte(1))
+	f.Fuzz(func(t *testing.T, id string, text []byte, at uint16, flip byte) {
+		if id == "" {
+			return
+		}
+		recs := []Record{{Op: OpAdd, ID: id, Text: text}, {Op: OpDelete, ID: id}}
+		pos := batchPos{salt: 99, off: 1234}
+		b, err := appendBatch(nil, recs, pos, prevSegment{5, 678})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[int(at)%len(b)] ^= flip
+		got, prev, n, err := decodeBatch(b, pos)
+		if flip == 0 {
+			if err != nil || n != len(b) || prev != (prevSegment{5, 678}) || !equal(got, recs) {
+				t.Fatalf("undamaged batch: %v, %d of %d bytes, prev %v", err, n, len(b), prev)
+			}
+			return
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("byte %d flipped by %#x: decoded, error %v", int(at)%len(b), flip, err)
+		}
+	})
 }
 
 func FuzzDecodeBatch(f *testing.F) {
-	b, _ := appendBatch(nil, sample(3), batchPos{}, 0)
+	b, _ := appendBatch(nil, sample(3), batchPos{}, prevSegment{})
 	f.Add(b)
-	b, _ = appendBatch(nil, []Record{{Op: OpDelete, ID: "a"}}, batchPos{}, 17)
+	b, _ = appendBatch(nil, []Record{{Op: OpDelete, ID: "a"}}, batchPos{}, prevSegment{3, 17})
 	f.Add(b)
 	f.Add(append(batchMagic[:], 0, 0, 0, 0))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -653,7 +704,7 @@ func TestForgedBatchInText(t *testing.T) {
 			// The forged batch starts 5,000 bytes into the text, which
 			// starts after the torn batch's header and record frame.
 			textAt := start + batchHeaderSize + 8 + 1 + 1 + 1
-			forged, _ := appendBatch(nil, []Record{{Op: OpDelete, ID: "z"}}, batchPos{salt, int64(textAt + 5000)}, 0)
+			forged, _ := appendBatch(nil, []Record{{Op: OpDelete, ID: "z"}}, batchPos{salt, int64(textAt + 5000)}, prevSegment{})
 			text := append(append(bytes.Repeat([]byte("a"), 5000), forged...), bytes.Repeat([]byte("b"), 5000)...)
 			torn := []Record{{Op: OpAdd, ID: "x", Text: text}}
 			if err := j.Append(torn); err != nil {
@@ -728,7 +779,7 @@ func TestMalformedBatch(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "x.journal")
 	os.Mkdir(dir, 0o755)
 	const salt = 3
-	b, _ := appendBatch(header(salt), sample(2), batchPos{salt, headerSize}, 0)
+	b, _ := appendBatch(header(salt), sample(2), batchPos{salt, headerSize}, prevSegment{})
 	at := len(b)
 	b = append(b, make([]byte, batchHeaderSize)...)
 	payload := []byte{9, 9, 9, 9, 9} // not a record
@@ -737,7 +788,7 @@ func TestMalformedBatch(t *testing.T) {
 	copy(h, batchMagic[:])
 	binary.LittleEndian.PutUint32(h[4:], uint32(len(payload)))
 	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(payload, castagnoli))
-	binary.LittleEndian.PutUint32(h[20:], headerSum(h, batchPos{salt, int64(at)}))
+	binary.LittleEndian.PutUint32(h[28:], headerSum(h, batchPos{salt, int64(at)}))
 	os.WriteFile(filepath.Join(dir, segmentName(1)), b, 0o644)
 	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) || !errors.Is(err, errMalformed) {
 		t.Fatalf("Count = %v, want a malformed batch", err)
@@ -799,5 +850,72 @@ func TestTornPastTheZeros(t *testing.T) {
 			t.Fatalf("new size %v: replayed %d records, want %d", newSize, len(got), len(first))
 		}
 		j.Close()
+	}
+}
+
+// TestPrepareDuringAppend runs a Prepare (writing megabytes of zeros)
+// while an append finds no segment to write to: the append waits for the
+// prepared segment, so that segments hold appends in the order of their
+// numbers, and the journal replays whatever the interleaving.
+func TestPrepareDuringAppend(t *testing.T) {
+	for range 5 {
+		dir := filepath.Join(t.TempDir(), "x.journal")
+		j, _ := Open(dir)
+		big := []Record{{Op: OpAdd, ID: "big", Text: bytes.Repeat([]byte("q"), 8<<20)}}
+		if err := j.Append(big); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := j.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- j.Prepare() }()
+		time.Sleep(2 * time.Millisecond) // most often, Prepare is writing its zeros now
+		next := sample(2)
+		if err := j.Append(next); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := j.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+		last := sample(1)
+		if err := j.Append(last); err != nil {
+			t.Fatal(err)
+		}
+		j.Close()
+		j, _ = Open(dir)
+		want := append(append(slices.Clone(big), next...), last...)
+		if got := readAll(t, j); !equal(got, want) {
+			t.Fatalf("replayed %d records, want %d in order", len(got), len(want))
+		}
+		j.Close()
+	}
+}
+
+// TestMissingMiddleSegment deletes a sealed segment between two others:
+// the next one's first append names it, so the gap is an error even when
+// the segments around it end at the same offset.
+func TestMissingMiddleSegment(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	for range 3 {
+		if err := j.Append(sample(3)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := j.Rotate(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	seqs, _ := segments(dir)
+	if n, err := Count(dir); err != nil || n != 9 {
+		t.Fatalf("Count = %d, %v; want 9", n, err)
+	}
+	os.Remove(filepath.Join(dir, segmentName(seqs[1])))
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("middle segment missing: Count = %v, want ErrCorrupt", err)
 	}
 }

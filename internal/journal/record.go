@@ -56,9 +56,16 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 var batchMagic = [4]byte{'S', 'J', 'B', 0xb7}
 
 // batchHeaderSize is the size of a batch's frame: the magic, the payload's
-// length and CRC-32C, the end of the segment before (in a segment's first
-// batch, else 0), and the header's CRC-32C.
-const batchHeaderSize = 24
+// length and CRC-32C, the number and end of the segment sealed before (in
+// a segment's first batch, else zeros), and the header's CRC-32C.
+const batchHeaderSize = 32
+
+// prevSegment is the segment sealed before a segment, as its first batch
+// records it: its number and its end. The zero value is unknown.
+type prevSegment struct {
+	seq uint64
+	end int64
+}
 
 // batchPos is what a batch's header checksum binds it to besides its own
 // bytes: its segment's salt (random, in the segment header) and its offset
@@ -69,20 +76,20 @@ type batchPos struct {
 	off  int64
 }
 
-// headerSum returns the checksum of batch header h (its first 20 bytes)
+// headerSum returns the checksum of batch header h (its first 28 bytes)
 // at pos.
 func headerSum(h []byte, pos batchPos) uint32 {
-	var b [32]byte
-	copy(b[:], h[:20])
-	binary.LittleEndian.PutUint32(b[20:], pos.salt)
-	binary.LittleEndian.PutUint64(b[24:], uint64(pos.off))
+	var b [40]byte
+	copy(b[:], h[:28])
+	binary.LittleEndian.PutUint32(b[28:], pos.salt)
+	binary.LittleEndian.PutUint64(b[32:], uint64(pos.off))
 	return crc32.Checksum(b[:], castagnoli)
 }
 
 // batchHeader reports whether b starts with a batch header that checks at
 // pos, and the length of its payload.
 func batchHeader(b []byte, pos batchPos) (uint32, bool) {
-	if len(b) < batchHeaderSize || [4]byte(b[:4]) != batchMagic || headerSum(b, pos) != binary.LittleEndian.Uint32(b[20:]) {
+	if len(b) < batchHeaderSize || [4]byte(b[:4]) != batchMagic || headerSum(b, pos) != binary.LittleEndian.Uint32(b[28:]) {
 		return 0, false
 	}
 	return binary.LittleEndian.Uint32(b[4:]), true
@@ -92,11 +99,11 @@ func batchHeader(b []byte, pos batchPos) (uint32, bool) {
 // decode: written so, not torn.
 var errMalformed = errors.New("a batch with good checksums holds malformed records")
 
-// appendBatch appends recs to b as one batch at pos, with prev the end of
-// the segment before (0 if unknown or not the segment's first batch): the
+// appendBatch appends recs to b as one batch at pos, with prev the segment
+// sealed before (zero if unknown or not the segment's first batch): the
 // frame of a version 2 segment's append, which replay keeps or drops
 // whole. Cost: O(size), the CRCs included.
-func appendBatch(b []byte, recs []Record, pos batchPos, prev int64) ([]byte, error) {
+func appendBatch(b []byte, recs []Record, pos batchPos, prev prevSegment) ([]byte, error) {
 	if len(recs) == 0 {
 		return b, errors.New("a batch of no records")
 	}
@@ -113,46 +120,47 @@ func appendBatch(b []byte, recs []Record, pos batchPos, prev int64) ([]byte, err
 	copy(h, batchMagic[:])
 	binary.LittleEndian.PutUint32(h[4:], uint32(n))
 	binary.LittleEndian.PutUint32(h[8:], crc32.Checksum(b[start+batchHeaderSize:], castagnoli))
-	binary.LittleEndian.PutUint64(h[12:], uint64(prev))
-	binary.LittleEndian.PutUint32(h[20:], headerSum(h, pos))
+	binary.LittleEndian.PutUint64(h[12:], prev.seq)
+	binary.LittleEndian.PutUint64(h[20:], uint64(prev.end))
+	binary.LittleEndian.PutUint32(h[28:], headerSum(h, pos))
 	return b, nil
 }
 
 // decodeBatch decodes the batch at the start of b, which lies at pos, and
-// returns its records, the end of the segment before it records, and its
+// returns its records, the segment sealed before that it records, and its
 // encoded size. A batch cut off by the end of b gives an error wrapping
 // errShort; records that do not decode in a batch whose checksums hold,
 // one wrapping errMalformed; any other damage one wrapping ErrCorrupt (all
 // wrap ErrCorrupt). Cost: O(size), the CRCs included; a bad header costs
 // O(1).
-func decodeBatch(b []byte, pos batchPos) (recs []Record, prev int64, size int, err error) {
+func decodeBatch(b []byte, pos batchPos) (recs []Record, prev prevSegment, size int, err error) {
 	if len(b) < batchHeaderSize {
-		return nil, 0, 0, fmt.Errorf("%w: %w: %d bytes left, a batch header is %d", ErrCorrupt, errShort, len(b), batchHeaderSize)
+		return nil, prevSegment{}, 0, fmt.Errorf("%w: %w: %d bytes left, a batch header is %d", ErrCorrupt, errShort, len(b), batchHeaderSize)
 	}
 	h := b[:batchHeaderSize]
 	n, ok := batchHeader(h, pos)
 	if !ok {
-		return nil, 0, 0, fmt.Errorf("%w: bad batch header", ErrCorrupt)
+		return nil, prevSegment{}, 0, fmt.Errorf("%w: bad batch header", ErrCorrupt)
 	}
 	if uint64(len(b)-batchHeaderSize) < uint64(n) {
-		return nil, 0, 0, fmt.Errorf("%w: %w: batch of %d bytes, %d left", ErrCorrupt, errShort, n, len(b)-batchHeaderSize)
+		return nil, prevSegment{}, 0, fmt.Errorf("%w: %w: batch of %d bytes, %d left", ErrCorrupt, errShort, n, len(b)-batchHeaderSize)
 	}
 	p := b[batchHeaderSize : batchHeaderSize+int(n)]
 	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(h[8:]) {
-		return nil, 0, 0, fmt.Errorf("%w: batch checksum mismatch", ErrCorrupt)
+		return nil, prevSegment{}, 0, fmt.Errorf("%w: batch checksum mismatch", ErrCorrupt)
 	}
 	for len(p) > 0 {
 		r, size, err := DecodeRecord(p)
 		if err != nil {
-			return nil, 0, 0, fmt.Errorf("%w: %w: %v", ErrCorrupt, errMalformed, err)
+			return nil, prevSegment{}, 0, fmt.Errorf("%w: %w: %v", ErrCorrupt, errMalformed, err)
 		}
 		recs = append(recs, r)
 		p = p[size:]
 	}
 	if len(recs) == 0 {
-		return nil, 0, 0, fmt.Errorf("%w: %w: no records", ErrCorrupt, errMalformed)
+		return nil, prevSegment{}, 0, fmt.Errorf("%w: %w: no records", ErrCorrupt, errMalformed)
 	}
-	return recs, int64(binary.LittleEndian.Uint64(h[12:])), batchHeaderSize + int(n), nil
+	return recs, prevSegment{binary.LittleEndian.Uint64(h[12:]), int64(binary.LittleEndian.Uint64(h[20:]))}, batchHeaderSize + int(n), nil
 }
 
 // segmentVersion returns the format version of a segment whose header
