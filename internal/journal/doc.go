@@ -46,8 +46,9 @@
 // it and truncates the segment there. A bad batch followed by a good one
 // is corruption, as is a bad batch in an older segment, a batch whose
 // checksums hold but whose records do not decode, and a sealed segment
-// missing, or ending elsewhere than where the next segment's first batch
-// says it ended: Replay fails with an error wrapping ErrCorrupt, before it
+// missing between two others, or ending elsewhere than where the next
+// segment's first batch says it ended (when that segment was written in
+// the same session as it): Replay fails with an error wrapping ErrCorrupt, before it
 // passes on any record. Newer segments whose header never reached the disk
 // (a crash while the next segment was being created) hold nothing: Replay
 // gives them a fresh header.

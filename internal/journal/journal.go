@@ -229,9 +229,13 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		switch {
 		case prev.seq == 0:
 		case seqs[i-1] != prev.seq:
-			return 0, fmt.Errorf("%w: segment %s follows segment %s, but says it follows segment %s, which is missing "+
+			what := "which is missing"
+			if prev.seq <= seqs[i-1] || prev.seq >= seqs[i] {
+				what = "out of order"
+			}
+			return 0, fmt.Errorf("%w: segment %s follows segment %s, but says it follows segment %s, %s "+
 				"(the journal is left untouched; move %s away to open the index without its operations)",
-				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[i-1]), segmentName(prev.seq), dir)
+				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[i-1]), segmentName(prev.seq), what, dir)
 		case all[i-1].good != prev.end:
 			return 0, fmt.Errorf("%w: segment %s ends at byte %d, but segment %s says it ended at byte %d: appends at its end are lost "+
 				"(the journal is left untouched; move %s away to open the index without its operations)",
@@ -447,7 +451,7 @@ func (j *Journal) Prepare() error {
 	if err != nil {
 		return err
 	}
-	if j.failed != nil { // closed meanwhile: the empty segment is not needed
+	if j.failed != nil { // an append failed meanwhile: the segment is not needed
 		f.Close()
 		os.Remove(f.Name())
 		return j.failed
@@ -511,6 +515,9 @@ func (j *Journal) switchLocked() error {
 	}
 	if j.failed != nil {
 		return j.failed
+	}
+	if j.cur != nil {
+		return nil // another append switched while this one waited
 	}
 	if j.spare == nil {
 		// On the path of an append: the fewest zeros.
@@ -581,6 +588,11 @@ func (j *Journal) Remove(upto uint64) error {
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	// A Prepare in flight finishes first: its file is then closed here,
+	// and it cannot remove a file of the directory after Close returns.
+	for j.preparing {
+		j.prepared.Wait()
+	}
 	var err error
 	if j.cur != nil {
 		err = j.cur.Close()

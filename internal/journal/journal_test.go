@@ -919,3 +919,59 @@ func TestMissingMiddleSegment(t *testing.T) {
 		t.Fatalf("middle segment missing: Count = %v, want ErrCorrupt", err)
 	}
 }
+
+// TestAppendsWaitForPrepare holds a Prepare in flight while two appends
+// need a segment: both wait, the first takes the prepared segment, the
+// second writes after it, and no segment is skipped or left out.
+func TestAppendsWaitForPrepare(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	defer j.Close()
+	if err := j.Append(sample(2)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := j.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	// What Prepare does before it creates the file.
+	j.mu.Lock()
+	seq := j.nextSeq
+	j.nextSeq++
+	j.preparing = true
+	j.mu.Unlock()
+	errs := make(chan error, 2)
+	for i := range 2 {
+		go func() { errs <- j.Append([]Record{{Op: OpDelete, ID: fmt.Sprint("w", i)}}) }()
+	}
+	time.Sleep(10 * time.Millisecond) // both appends are waiting, most often
+	// What Prepare does once the file is there.
+	f, salt, err := j.create(seq, minPrealloc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j.mu.Lock()
+	j.preparing = false
+	j.prepared.Broadcast()
+	j.spare, j.spareSeq, j.spareSalt = f, seq, salt
+	j.mu.Unlock()
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, _, err := j.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(sample(1)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	seqs, _ := segments(dir)
+	if len(seqs) != 3 {
+		t.Fatalf("segments %v, want 3", seqs)
+	}
+	n, err := Count(dir)
+	if err != nil || n != 5 {
+		t.Fatalf("Count = %d, %v; want 5", n, err)
+	}
+}
