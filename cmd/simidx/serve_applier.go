@@ -17,10 +17,11 @@ import (
 // small commits of each group (each document dirties about twenty B+tree
 // pages; a large commit shares the tree's upper pages and its fsyncs).
 type applier struct {
-	s    *server
-	kick chan struct{}
-	stop chan struct{}
-	done chan struct{}
+	s       *server
+	kick    chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	closing bool // set by close once the loop has stopped
 }
 
 func newApplier(s *server) *applier {
@@ -72,6 +73,7 @@ func (a *applier) loop() {
 func (a *applier) close() error {
 	close(a.stop)
 	<-a.done
+	a.closing = true // no spare segment: the journal is removed next
 	return a.apply()
 }
 
@@ -83,8 +85,10 @@ func (a *applier) apply() error {
 	if s.ov.snapshot().len() == 0 {
 		return nil
 	}
-	if err := s.j.Prepare(); err != nil {
-		return a.fail(err)
+	if !a.closing {
+		if err := s.j.Prepare(); err != nil {
+			return a.fail(err)
+		}
 	}
 	s.appendMu.Lock()
 	sealed, _, err := s.j.Rotate()

@@ -214,7 +214,7 @@ func (m *metrics) write(w io.Writer, s *server) {
 			}
 		}
 	}
-	gauge("simidx_journal_bytes", "Size of the journal's segment files in bytes.", jsize)
+	gauge("simidx_journal_bytes", "Size of the journal's segment files in bytes, the zeros written ahead of appends included.", jsize)
 	counter("simidx_applies_total", "Commits of journaled operations to the index.", m.applies.Load())
 	counter("simidx_apply_errors_total", "Commits of journaled operations to the index that failed (retried; the operations stay journaled).", m.applyErrors.Load())
 	counter("simidx_applied_operations_total", "Journaled operations committed to the index.", m.appliedOps.Load())
