@@ -333,9 +333,9 @@ The load test of the HTTP server (subcommand ` + "`serve`" + `: a million docume
 concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
 rate) is run on its own; its figures and commands are in
 [docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients: 18,000 to
-23,000 queries a second at a p99 of 4 to 5 ms (the server's own p99 under 0.5 ms), 4,800
-to 5,600 durable adds a second at a p99 of 9 to 10 ms; the VM's speed drifts by a fifth
-from one hour to the next.
+23,000 queries a second at a p99 of 4 to 5 ms (the server's own p99 under 0.5 ms), 5,800
+to 6,700 durable adds a second at a p99 of 8.5 to 9.2 ms; the VM's speed drifts by a
+fifth from one hour to the next.
 
 The query handler alone, without the network (parsing, the query on an index of 20,000
 texts, the answer, the metrics; ` + "`go test ./cmd/simidx -run XXX -bench ServeQuery -benchtime 3s -count 2`" + `): 14.3 to
