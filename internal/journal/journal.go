@@ -224,23 +224,32 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 	// A segment's first batch records where the segment before ended: a
 	// sealed segment read back shorter lost acknowledged appends at its
 	// end (zeros there would pass for its clean end).
-	for i := 1; i < len(all); i++ {
-		prev := all[i].firstPrev
+	// Segments that hold nothing (a spare never used, one whose creation
+	// failed and whose removal did not reach the disk) are no link of the
+	// chain: the segment before is the nearest that holds something.
+	pred := -1
+	for i := range all {
+		p := &all[i]
+		if len(p.recs) == 0 && p.err == nil {
+			continue
+		}
+		prev := p.firstPrev
 		switch {
-		case prev.seq == 0:
-		case seqs[i-1] != prev.seq:
+		case prev.seq == 0 || pred < 0:
+		case seqs[pred] != prev.seq:
 			what := "which is missing"
-			if prev.seq <= seqs[i-1] || prev.seq >= seqs[i] {
+			if prev.seq <= seqs[pred] || prev.seq >= seqs[i] {
 				what = "out of order"
 			}
 			return 0, fmt.Errorf("%w: segment %s follows segment %s, but says it follows segment %s, %s "+
 				"(the journal is left untouched; move %s away to open the index without its operations)",
-				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[i-1]), segmentName(prev.seq), what, dir)
-		case all[i-1].good != prev.end:
+				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[pred]), segmentName(prev.seq), what, dir)
+		case all[pred].good != prev.end:
 			return 0, fmt.Errorf("%w: segment %s ends at byte %d, but segment %s says it ended at byte %d: appends at its end are lost "+
 				"(the journal is left untouched; move %s away to open the index without its operations)",
-				ErrCorrupt, segmentName(seqs[i-1]), all[i-1].good, segmentName(seqs[i]), prev.end, dir)
+				ErrCorrupt, segmentName(seqs[pred]), all[pred].good, segmentName(seqs[i]), prev.end, dir)
 		}
+		pred = i
 	}
 	for i := range all {
 		if p := &all[i]; p.err != nil && i != last && !(p.unborn && i > last) {

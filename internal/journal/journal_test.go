@@ -975,3 +975,37 @@ func TestAppendsWaitForPrepare(t *testing.T) {
 		t.Fatalf("Count = %d, %v; want 5", n, err)
 	}
 }
+
+// TestEmptySegmentInChain leaves an empty segment (as a creation whose
+// removal did not reach the disk would) between two that hold appends:
+// it is no link of the chain, and replay goes on.
+func TestEmptySegmentInChain(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "x.journal")
+	j, _ := Open(dir)
+	if err := j.Append(sample(3)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := j.Rotate(); err != nil {
+		t.Fatal(err)
+	}
+	// The next number, taken by a creation that failed.
+	j.mu.Lock()
+	left := j.nextSeq
+	j.nextSeq++
+	j.mu.Unlock()
+	if err := j.Append(sample(2)); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	f, _, err := j.create(left, minPrealloc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if seqs, _ := segments(dir); len(seqs) != 3 {
+		t.Fatalf("segments %v, want 3", seqs)
+	}
+	if n, err := Count(dir); err != nil || n != 5 {
+		t.Fatalf("Count = %d, %v; want 5", n, err)
+	}
+}
