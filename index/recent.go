@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"iter"
 	"slices"
 	"sync"
 
@@ -162,19 +163,29 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	return binary.BigEndian.Uint64(v[9+8*(1+l.k+b):]), true
 }
 
+// docRange yields the number and record of every document numbered from
+// `from` up to `to` in tx, in order. It costs a cursor seek and a step per
+// record.
+func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
+	return func(yield func(uint32, []byte) bool) {
+		c := tx.Bucket(bucketDocs).Cursor()
+		for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
+			if len(k) != 4 {
+				continue
+			}
+			n := binary.BigEndian.Uint32(k)
+			if n >= to || !yield(n, v) {
+				return
+			}
+		}
+	}
+}
+
 // buildRecent returns the level of the documents numbered from `from` up
 // to `to` in tx.
 func (x *Index) buildRecent(tx *bolt.Tx, from, to uint32) (*recentBands, error) {
 	r := newRecentBands()
-	c := tx.Bucket(bucketDocs).Cursor()
-	for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
-		if len(k) != 4 {
-			continue
-		}
-		n := binary.BigEndian.Uint32(k)
-		if n >= to {
-			break
-		}
+	for n, v := range docRange(tx, from, to) {
 		if bands := bandsOf(v, x.lay); bands != nil {
 			r.add(n, bands)
 		}
@@ -335,15 +346,7 @@ func (x *Index) mergeSlice() (bool, error) {
 // (nil to leave the document out).
 func mergeChanges(tx *bolt.Tx, from, to uint32, decode func(v []byte) *record) []change {
 	var chs []change
-	c := tx.Bucket(bucketDocs).Cursor()
-	for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
-		if len(k) != 4 {
-			continue
-		}
-		n := binary.BigEndian.Uint32(k)
-		if n >= to {
-			break
-		}
+	for n, v := range docRange(tx, from, to) {
 		if r := decode(v); r != nil {
 			chs = append(chs, change{n: n, new: r})
 		}

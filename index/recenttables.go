@@ -174,15 +174,7 @@ func (l tableLevels) empty() bool { return l[0].size() == 0 && l[1] == nil && l[
 // from `from` up to `to` in tx. It costs a read of their records.
 func (x *Index) buildRecentTables(tx *bolt.Tx, from, to uint32) *recentTables {
 	r := newRecentTables()
-	c := tx.Bucket(bucketDocs).Cursor()
-	for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
-		if len(k) != 4 {
-			continue
-		}
-		n := binary.BigEndian.Uint32(k)
-		if n >= to {
-			break
-		}
+	for n, v := range docRange(tx, from, to) {
 		if len(v) >= 8 {
 			r.add(x, n, binary.BigEndian.Uint64(v))
 		}
