@@ -43,10 +43,6 @@ type Journal struct {
 	sealed     []uint64   // sealed segments not yet removed, oldest first
 	failed     error      // set when an append could not be undone
 	buf        []byte
-	// prealloc is the number of zero bytes written ahead in a segment
-	// created with no current one to size it by: twice the size of the
-	// last one sealed, within [minPrealloc, maxPrealloc].
-	prealloc int64
 }
 
 // Bounds of the zeros written ahead in a new segment. Appends that
@@ -62,7 +58,7 @@ const (
 )
 
 // zerosFor returns the zeros written ahead in a segment that follows one
-// of size bytes.
+// of size bytes (0: none).
 func zerosFor(size int64) int64 { return min(max(2*size, minPrealloc), maxPrealloc) }
 
 // zeros is a buffer of zero bytes written ahead in new segments.
@@ -95,7 +91,7 @@ func Open(dir string) (*Journal, error) {
 			return nil, err
 		}
 	}
-	j := &Journal{dir: dir, sealed: seqs, nextSeq: 1, prealloc: minPrealloc}
+	j := &Journal{dir: dir, sealed: seqs, nextSeq: 1}
 	j.prepared = sync.NewCond(&j.mu)
 	if len(seqs) > 0 {
 		j.nextSeq = seqs[len(seqs)-1] + 1
@@ -443,7 +439,7 @@ func (j *Journal) Prepare() error {
 	}
 	// The spare follows the current segment, which is most often about
 	// to be sealed: size its zeros by it, or else by the last one sealed.
-	seq, prealloc := j.nextSeq, j.prealloc
+	seq, prealloc := j.nextSeq, zerosFor(j.sealedEnd)
 	if j.cur != nil && j.curRecords > 0 {
 		prealloc = zerosFor(j.curSize)
 	}
@@ -554,7 +550,6 @@ func (j *Journal) Rotate() (sealed uint64, records int, err error) {
 	}
 	if j.cur != nil && j.curRecords > 0 {
 		records = j.curRecords
-		j.prealloc = zerosFor(j.curSize)
 		j.sealedEnd, j.sealedSeq = j.curSize, j.curSeq
 		err = j.cur.Close()
 		j.sealed = append(j.sealed, j.curSeq)

@@ -51,6 +51,29 @@ func batchesEnd(t *testing.T, appends ...[]Record) int {
 	return end
 }
 
+// appended makes a journal in a new directory, appends each of appends
+// in turn and closes it; it returns the directory, the newest segment's
+// path and that segment's bytes.
+func appended(t *testing.T, appends ...[]Record) (dir, seg string, b []byte) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "x.journal")
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rs := range appends {
+		if err := j.Append(rs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	seg = lastSegment(t, dir)
+	if b, err = os.ReadFile(seg); err != nil {
+		t.Fatal(err)
+	}
+	return dir, seg, b
+}
+
 func equal(a, b []Record) bool {
 	return slices.EqualFunc(a, b, func(x, y Record) bool {
 		return x.Op == y.Op && x.ID == y.ID && bytes.Equal(x.Text, y.Text)
@@ -179,56 +202,42 @@ func TestTornTail(t *testing.T) {
 
 func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
 	t.Helper()
-	{
-		{
-			dir := filepath.Join(t.TempDir(), "x.journal")
-			j, _ := Open(dir)
-			rs := sample(6)
-			if err := j.Append(rs[:5]); err != nil {
-				t.Fatal(err)
-			}
-			if err := j.Append(rs[5:]); err != nil {
-				t.Fatal(err)
-			}
-			j.Close()
-			seg := lastSegment(t, dir)
-			b, _ := os.ReadFile(seg)
-			end := batchesEnd(t, rs[:5], rs[5:])
-			if !allZero(b[end:]) || len(b) < headerSize+minPrealloc {
-				t.Fatalf("segment of %d bytes, records end at %d: want zeros after them to %d", len(b), end, headerSize+minPrealloc)
-			}
-			b = b[:end]
-			torn := tear(slices.Clone(b))
-			file := torn
-			if ahead {
-				file = append(slices.Clone(torn), make([]byte, minPrealloc)...)
-			}
-			os.WriteFile(seg, file, 0o644)
-			want := rs
-			if len(torn) < len(b) || !bytes.Equal(torn[:len(b)], b) {
-				want = rs[:5]
-			}
-			j, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := readAll(t, j); !equal(got, want) {
-				t.Fatalf("replayed %d records, want %d", len(got), len(want))
-			}
-			if fi, _ := os.Stat(seg); name != "zeros after the end" && fi.Size() >= int64(len(torn)) && len(torn) < len(b) {
-				t.Fatalf("torn tail not truncated: %d bytes", fi.Size())
-			}
-			more := []Record{{Op: OpAdd, ID: "after", Text: []byte("crash")}}
-			if err := j.Append(more); err != nil {
-				t.Fatal(err)
-			}
-			j.Close()
-			j, _ = Open(dir)
-			defer j.Close()
-			if got := readAll(t, j); !equal(got, append(slices.Clone(want), more...)) {
-				t.Fatalf("after an append past the torn tail: %d records, want %d", len(got), len(want)+1)
-			}
-		}
+	rs := sample(6)
+	dir, seg, b := appended(t, rs[:5], rs[5:])
+	end := batchesEnd(t, rs[:5], rs[5:])
+	if !allZero(b[end:]) || len(b) < headerSize+minPrealloc {
+		t.Fatalf("segment of %d bytes, records end at %d: want zeros after them to %d", len(b), end, headerSize+minPrealloc)
+	}
+	b = b[:end]
+	torn := tear(slices.Clone(b))
+	file := torn
+	if ahead {
+		file = append(slices.Clone(torn), make([]byte, minPrealloc)...)
+	}
+	os.WriteFile(seg, file, 0o644)
+	want := rs
+	if len(torn) < len(b) || !bytes.Equal(torn[:len(b)], b) {
+		want = rs[:5]
+	}
+	j, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, j); !equal(got, want) {
+		t.Fatalf("replayed %d records, want %d", len(got), len(want))
+	}
+	if fi, _ := os.Stat(seg); name != "zeros after the end" && fi.Size() >= int64(len(torn)) && len(torn) < len(b) {
+		t.Fatalf("torn tail not truncated: %d bytes", fi.Size())
+	}
+	more := []Record{{Op: OpAdd, ID: "after", Text: []byte("crash")}}
+	if err := j.Append(more); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	j, _ = Open(dir)
+	defer j.Close()
+	if got := readAll(t, j); !equal(got, append(slices.Clone(want), more...)) {
+		t.Fatalf("after an append past the torn tail: %d records, want %d", len(got), len(want)+1)
 	}
 }
 
@@ -311,22 +320,12 @@ func TestZeroHeader(t *testing.T) {
 // followed by records is.
 func TestTornTailAndUnbornSpare(t *testing.T) {
 	for _, spare := range [][]byte{make([]byte, headerSize), make([]byte, 4096), header(7)[:5]} {
-		dir := filepath.Join(t.TempDir(), "x.journal")
-		j, _ := Open(dir)
 		rs := sample(5)
-		if err := j.Append(rs[:3]); err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Append(rs[3:]); err != nil {
-			t.Fatal(err)
-		}
-		j.Close()
-		seg := lastSegment(t, dir)
-		b, _ := os.ReadFile(seg)
+		dir, seg, b := appended(t, rs[:3], rs[3:])
 		end := batchesEnd(t, rs[:3], rs[3:])
 		os.WriteFile(seg, b[:end-3], 0o644) // the last append torn
 		os.WriteFile(filepath.Join(dir, segmentName(2)), spare, 0o644)
-		j, _ = Open(dir)
+		j, _ := Open(dir)
 		if got := readAll(t, j); !equal(got, rs[:3]) {
 			t.Fatalf("spare of %d bytes: replayed %d records, want 3", len(spare), len(got))
 		}
@@ -565,17 +564,7 @@ func TestTornAppendReordered(t *testing.T) {
 	// from the file's start) and loses the others: they read as before it,
 	// zeros (page 0 keeps the header and the first append).
 	for keep := 0; keep < 1<<pages; keep++ {
-		dir := filepath.Join(t.TempDir(), "x.journal")
-		j, _ := Open(dir)
-		if err := j.Append(first); err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Append(torn); err != nil {
-			t.Fatal(err)
-		}
-		j.Close()
-		seg := lastSegment(t, dir)
-		b, _ := os.ReadFile(seg)
+		dir, seg, b := appended(t, first, torn)
 		all := keep == 1<<pages-1
 		for p := range pages {
 			if keep&(1<<p) == 0 {
@@ -608,19 +597,9 @@ func TestTornAppendReordered(t *testing.T) {
 // a pass: the search for a good append after a bad one looks for batch
 // headers, not for records at every byte.
 func TestBadAppendScanCost(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "x.journal")
-	j, _ := Open(dir)
 	first := sample(3)
-	if err := j.Append(first); err != nil {
-		t.Fatal(err)
-	}
 	tricky := []Record{{Op: OpAdd, ID: "x", Text: bytes.Repeat([]byte{0, 0, 0, 1}, 64<<10)}}
-	if err := j.Append(tricky); err != nil {
-		t.Fatal(err)
-	}
-	j.Close()
-	seg := lastSegment(t, dir)
-	b, _ := os.ReadFile(seg)
+	dir, seg, b := appended(t, first, tricky)
 	end := batchesEnd(t, first, tricky)
 	b = append(b[:end-100], make([]byte, 16<<20)...)
 	// The torn append's header lost: the search for a good append after
@@ -695,11 +674,6 @@ func TestForgedBatchInText(t *testing.T) {
 	first := sample(3)
 	for _, lose := range []string{"header page", "last page"} {
 		for _, salt := range []uint32{0, 1} {
-			dir := filepath.Join(t.TempDir(), "x.journal")
-			j, _ := Open(dir)
-			if err := j.Append(first); err != nil {
-				t.Fatal(err)
-			}
 			start := batchesEnd(t, first)
 			// The forged batch starts 5,000 bytes into the text, which
 			// starts after the torn batch's header and record frame.
@@ -707,12 +681,7 @@ func TestForgedBatchInText(t *testing.T) {
 			forged, _ := appendBatch(nil, []Record{{Op: OpDelete, ID: "z"}}, batchPos{salt, int64(textAt + 5000)}, prevSegment{})
 			text := append(append(bytes.Repeat([]byte("a"), 5000), forged...), bytes.Repeat([]byte("b"), 5000)...)
 			torn := []Record{{Op: OpAdd, ID: "x", Text: text}}
-			if err := j.Append(torn); err != nil {
-				t.Fatal(err)
-			}
-			j.Close()
-			seg := lastSegment(t, dir)
-			b, _ := os.ReadFile(seg)
+			dir, seg, b := appended(t, first, torn)
 			end := batchesEnd(t, first, torn)
 			if lose == "header page" {
 				clear(b[start:4096])
@@ -720,7 +689,7 @@ func TestForgedBatchInText(t *testing.T) {
 				clear(b[(end-1)/4096*4096 : end])
 			}
 			os.WriteFile(seg, b, 0o644)
-			j, _ = Open(dir)
+			j, _ := Open(dir)
 			var got []Record
 			if _, err := j.Replay(func(r Record) error { got = append(got, r); return nil }); err != nil {
 				t.Fatalf("%s lost, forged salt %d: Replay: %v", lose, salt, err)
@@ -824,17 +793,7 @@ func TestTornPastTheZeros(t *testing.T) {
 	first := sample(3)
 	big := []Record{{Op: OpAdd, ID: "big", Text: bytes.Repeat([]byte("z"), minPrealloc+1000)}}
 	for _, newSize := range []bool{false, true} {
-		dir := filepath.Join(t.TempDir(), "x.journal")
-		j, _ := Open(dir)
-		if err := j.Append(first); err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Append(big); err != nil {
-			t.Fatal(err)
-		}
-		j.Close()
-		seg := lastSegment(t, dir)
-		b, _ := os.ReadFile(seg)
+		dir, seg, b := appended(t, first, big)
 		end := batchesEnd(t, first, big)
 		if len(b) != end {
 			t.Fatalf("segment of %d bytes, want %d: the append should have run past the zeros", len(b), end)
@@ -845,7 +804,7 @@ func TestTornPastTheZeros(t *testing.T) {
 			b = b[:headerSize+minPrealloc] // the old size
 		}
 		os.WriteFile(seg, b, 0o644)
-		j, _ = Open(dir)
+		j, _ := Open(dir)
 		if got := readAll(t, j); !equal(got, first) {
 			t.Fatalf("new size %v: replayed %d records, want %d", newSize, len(got), len(first))
 		}
