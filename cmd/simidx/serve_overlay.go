@@ -1,7 +1,8 @@
 package main
 
 import (
-	"maps"
+	"hash/maphash"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -160,43 +161,47 @@ func (v *overlayView) with(ops []*pendingOp) *overlayView {
 
 // groupView makes the views of a group of operations that grows by
 // appends, as the writer decides them: each view is base followed by the
-// group so far, and each operation is indexed once, in a chunk of the
-// groupView's own that the views share. A view is valid until the next
-// call of with.
+// group so far, and each operation is indexed in chunks of the groupView's
+// own (merged as pushChunk merges those of the overlay), which the views
+// share. A view is valid until the next call of with.
 type groupView struct {
-	base *overlayView
-	c    *ovChunk // the operations of the group indexed so far
-	net  int      // the sum of their net
+	base   *overlayView
+	n      int        // operations indexed
+	tail   *pendingOp // the last of them, to notice a group cut back and grown again
+	chunks []*ovChunk // of the operations indexed
+	net    int        // the sum of their net
 }
 
 // with returns base followed by ops. If ops extends the operations of the
-// last call, it costs the indexing of the new ones; otherwise (the group
-// was cut back after a failed request) O(len(ops)).
+// last call, it costs the indexing of the new ones (amortized O(log n) for
+// each of a group of n); otherwise (the group was cut back after a failed
+// request) O(len(ops) log len(ops)).
 func (g *groupView) with(ops []*pendingOp) *overlayView {
 	v := g.base
 	if len(ops) == 0 {
 		return v
 	}
-	if g.c == nil || len(g.c.ops) > len(ops) || len(g.c.ops) > 0 && g.c.ops[len(g.c.ops)-1] != ops[len(g.c.ops)-1] {
-		g.c = &ovChunk{ids: make(map[string]int32, len(ops))}
-		g.net = 0
+	if g.n > len(ops) || g.n > 0 && ops[g.n-1] != g.tail {
+		g.n, g.chunks, g.net = 0, nil, 0
 	}
-	if n := len(g.c.ops); n < len(ops) {
-		g.c.ops = append(g.c.ops, ops[n:]...)
-		g.c.fps = append(g.c.fps, make([]uint64, len(ops)-n)...)
-		g.c.index(n, nil)
-		for _, op := range ops[n:] {
+	if g.n < len(ops) {
+		// A copy: the writer's array is written again when a group is
+		// cut back.
+		g.chunks = pushChunk(g.chunks, newChunk(slices.Clone(ops[g.n:])), math.MaxInt)
+		for _, op := range ops[g.n:] {
 			g.net += op.net
 		}
+		g.n, g.tail = len(ops), ops[len(ops)-1]
 	}
-	return &overlayView{ops: v.ops, extra: v.extra + len(ops), chunks: append(slices.Clip(v.chunks), g.c), base: v.base, net: v.net + g.net}
+	return &overlayView{ops: v.ops, extra: v.extra + len(ops), chunks: append(slices.Clip(v.chunks), g.chunks...), base: v.base, net: v.net + g.net}
 }
 
-// latest returns the last operation on id, or nil. Cost: a map lookup per
-// chunk, O(log overlayChunkMax + pending/overlayChunkMax).
+// latest returns the last operation on id, or nil. Cost: a hash of id and
+// a lookup per chunk, O(log overlayChunkMax + pending/overlayChunkMax).
 func (v *overlayView) latest(id string) *pendingOp {
+	k := idKey(id)
 	for _, c := range slices.Backward(v.chunks) {
-		if i, ok := c.ids[id]; ok {
+		if i, ok := c.last(k, id); ok {
 			return c.ops[i]
 		}
 	}
@@ -242,15 +247,16 @@ func (v *overlayView) matches(m *index.Matcher, q *index.Probe, self string) []i
 }
 
 // supersededAfter reports whether an operation after the i-th of chunk ci
-// is on the same ID. Cost: a map lookup per later chunk.
+// is on the same ID. Cost: a lookup per chunk from ci on.
 func (v *overlayView) supersededAfter(ci int, i int32) bool {
 	c := v.chunks[ci]
 	id := c.ops[i].id
-	if c.ids[id] != i {
+	k := idKey(id)
+	if j, _ := c.last(k, id); j != i {
 		return true
 	}
 	for _, later := range v.chunks[ci+1:] {
-		if _, ok := later.ids[id]; ok {
+		if _, ok := later.last(k, id); ok {
 			return true
 		}
 	}
@@ -264,86 +270,86 @@ func (v *overlayView) supersededAfter(ci int, i int32) bool {
 // newest two when the later one is as large as the one before, up to
 // overlayChunkMax operations (pushChunk): O(log overlayChunkMax +
 // pending/overlayChunkMax) chunks, each operation indexed O(log
-// overlayChunkMax) times.
+// overlayChunkMax) times. A chunk is never changed once made: views share
+// it.
 type ovChunk struct {
 	ops   []*pendingOp
-	fps   []uint64           // of ops, 0 for deletes
-	bands map[uint64][]int32 // adds by bandKey
-	exact map[uint64][]int32 // adds with text by canonical-text hash
-	ids   map[string]int32   // the last operation on each ID
-	scan  bool               // some add has a set (set methods): candidates are every add
+	fps   []uint64 // of ops, 0 for deletes
+	bands hashList // adds by bandKey
+	exact hashList // adds with text by canonical-text hash
+	ids   hashList // every operation by idKey
+	scan  bool     // some add has a set (set methods): candidates are every add
 }
 
-// bandKey mixes band number b into its hash h: one uint64 map key. Two
-// bands whose keys collide only make a candidate that Matcher.Match
-// rejects.
+// bandKey mixes band number b into its hash h: one uint64 key. Two bands
+// whose keys collide only make a candidate that Matcher.Match rejects.
 func bandKey(b int, h uint64) uint64 { return h + uint64(b+1)*0x9e3779b97f4a7c15 }
+
+// idSeed seeds idKey: IDs come from clients, and a seed of the process's
+// own spreads them over a hashList's directory whatever they are.
+var idSeed = maphash.MakeSeed()
+
+// idKey is the hash of a document ID in a chunk's ids.
+func idKey(id string) uint64 { return maphash.String(idSeed, id) }
 
 // overlayMaxScanDistance is the distance of the fingerprint candidates of
 // a chunk: the largest an index answers, so that Matcher.Match decides.
 const overlayMaxScanDistance = index.MaxMaxDistance
 
-// newChunk indexes ops. Cost: O(len(ops)) map insertions, 14 per add with
-// MinHash.
+// newChunk indexes ops. Cost: O(n log n) for the n hashes of ops (16 per
+// add with MinHash: its ID, its canonical text and 14 bands).
 func newChunk(ops []*pendingOp) *ovChunk {
-	c := &ovChunk{ops: slices.Clip(ops), fps: make([]uint64, len(ops)), ids: make(map[string]int32, len(ops))}
-	c.index(0, nil)
-	return c
-}
-
-// index adds the operations of c from the start-th to its maps, whose
-// lists of the operations before start come from a: a's lists are never
-// appended to in place (views share them).
-func (c *ovChunk) index(start int, a *ovChunk) {
-	for i, op := range c.ops[start:] {
-		i := int32(start + i)
-		c.ids[op.id] = i
+	c := &ovChunk{ops: slices.Clip(ops), fps: make([]uint64, len(ops))}
+	ids := make([]hashPair, len(ops))
+	var exact, bands []hashPair
+	for i, op := range ops {
+		n := int32(i)
+		ids[i] = hashPair{idKey(op.id), n}
 		if op.del {
 			continue
 		}
 		c.fps[i] = op.probe.Fingerprint()
 		if h, ok := op.probe.Exact(); ok {
-			if c.exact == nil {
-				c.exact = make(map[uint64][]int32, len(c.ops)-start)
-			}
-			c.exact[h] = appendOwn(c.exact[h], i, a != nil)
+			exact = append(exact, hashPair{h, n})
 		}
-		if bs := op.probe.Bands(); len(bs) > 0 {
-			if c.bands == nil {
-				c.bands = make(map[uint64][]int32, len(bs)*(len(c.ops)-start))
-			}
-			for b, h := range bs {
-				k := bandKey(b, h)
-				c.bands[k] = appendOwn(c.bands[k], i, a != nil)
-			}
+		bs := op.probe.Bands()
+		if bands == nil && len(bs) > 0 {
+			bands = make([]hashPair, 0, len(bs)*len(ops))
+		}
+		for b, h := range bs {
+			bands = append(bands, hashPair{bandKey(b, h), n})
 		}
 		c.scan = c.scan || op.probe.HasSet()
 	}
-}
-
-// appendOwn appends i to is, copying is first when it may be shared.
-func appendOwn(is []int32, i int32, shared bool) []int32 {
-	if shared {
-		is = slices.Clip(is)
-	}
-	return append(is, i)
-}
-
-// mergeChunks returns a chunk of a's operations followed by b's. It
-// clones a's maps, whose table copies cost far less than insertions, and
-// indexes b's operations into them: O(len(a.ops)) copying and
-// O(len(b.ops)) map insertions. a and b are not changed.
-func mergeChunks(a, b *ovChunk) *ovChunk {
-	c := &ovChunk{
-		ops:   append(slices.Clip(a.ops), b.ops...),
-		fps:   append(slices.Clip(a.fps), make([]uint64, len(b.ops))...),
-		ids:   maps.Clone(a.ids),
-		exact: maps.Clone(a.exact),
-		bands: maps.Clone(a.bands),
-		scan:  a.scan,
-	}
-	c.index(len(a.ops), a)
+	c.ids, c.exact, c.bands = newHashList(ids), newHashList(exact), newHashList(bands)
 	return c
+}
+
+// last returns the number of the last operation of c on id, whose idKey
+// is k.
+func (c *ovChunk) last(k uint64, id string) (int32, bool) {
+	ns := c.ids.find(k)
+	for _, i := range slices.Backward(ns) {
+		if c.ops[i].id == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// mergeChunks returns a chunk of a's operations followed by b's:
+// O(len(a.ops) + len(b.ops)) copying, with no hashing. a and b are not
+// changed.
+func mergeChunks(a, b *ovChunk) *ovChunk {
+	off := int32(len(a.ops))
+	return &ovChunk{
+		ops:   append(slices.Clip(a.ops), b.ops...),
+		fps:   append(slices.Clip(a.fps), b.fps...),
+		ids:   mergeHashLists(a.ids, b.ids, off),
+		exact: mergeHashLists(a.exact, b.exact, off),
+		bands: mergeHashLists(a.bands, b.bands, off),
+		scan:  a.scan || b.scan,
+	}
 }
 
 // overlayChunkMax is the size beyond which chunks are not merged: a
@@ -384,10 +390,10 @@ func (c *ovChunk) candidates(dst []int32, q *index.Probe) []int32 {
 		}
 	}
 	if h, ok := q.Exact(); ok {
-		dst = append(dst, c.exact[h]...)
+		dst = append(dst, c.exact.find(h)...)
 	}
 	for b, h := range q.Bands() {
-		dst = append(dst, c.bands[bandKey(b, h)]...)
+		dst = append(dst, c.bands.find(bandKey(b, h))...)
 	}
 	found := dst[start:]
 	slices.Sort(found)

@@ -216,3 +216,55 @@ func BenchmarkOverlayPublish(b *testing.B) {
 		o.publish(group)
 	}
 }
+
+// BenchmarkOverlayMatches measures what a query spends on the pending adds:
+// the candidates and matches of a text of 30 to 80 words among 1,000
+// pending adds published in groups of 5, as a loaded server holds them
+// between two commits to the index; ns/op is per query.
+func BenchmarkOverlayMatches(b *testing.B) {
+	x, err := index.Open(filepath.Join(b.TempDir(), "o.simidx"), &index.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer x.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	text := func() string {
+		ws := make([]string, 30+rng.IntN(51))
+		for j := range ws {
+			ws[j] = fmt.Sprint("w", rng.IntN(5000))
+		}
+		return strings.Join(ws, " ")
+	}
+	o := newOverlay(0)
+	for g := range 200 {
+		group := make([]*pendingOp, 5)
+		for j := range group {
+			p, err := x.Probe([]byte(text()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			group[j] = &pendingOp{id: fmt.Sprint("d", 5*g+j), probe: p, net: 1}
+		}
+		o.publish(group)
+	}
+	qs := make([]index.Probe, 64)
+	for i := range qs {
+		if qs[i], err = x.Probe([]byte(text())); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m, err := x.Matcher(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, 2000) // half pending, half not
+	for i := range ids {
+		ids[i] = fmt.Sprint("d", i)
+	}
+	v := o.snapshot()
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		v.matches(m, &qs[i%len(qs)], "")
+		v.has(ids[i%len(ids)])
+	}
+}
