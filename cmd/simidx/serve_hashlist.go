@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math/bits"
 	"slices"
+	"sort"
 )
 
 // hashList is an immutable multimap from 64-bit hashes to the numbers of
@@ -12,7 +13,7 @@ import (
 // first pair for each value of the hashes' top bits (one slot for every
 // one or two pairs). A lookup reads two directory entries and searches the
 // slot's pairs, about two for hashes spread evenly, as these are, and
-// O(log n) however they fall. Building one from n pairs costs a sort, and
+// O(log n) however they fall, plus the copying of the numbers found. Building one from n pairs costs a sort, and
 // merging two a pass over both, with no hashing and a few allocations: far
 // less than the insertions of a Go map, which the writer of simidx serve
 // paid for every operation it published.
@@ -33,6 +34,9 @@ type hashPair struct {
 
 // newHashList returns the hashList of ps, which it sorts. Cost: O(n log n).
 func newHashList(ps []hashPair) hashList {
+	if len(ps) == 0 {
+		return hashList{}
+	}
 	slices.SortFunc(ps, func(a, b hashPair) int {
 		if c := cmp.Compare(a.h, b.h); c != 0 {
 			return c
@@ -52,6 +56,9 @@ func newHashList(ps []hashPair) hashList {
 // Cost: O(len(a) + len(b)).
 func mergeHashLists(a, b hashList, off int32) hashList {
 	n := len(a.hs) + len(b.hs)
+	if n == 0 {
+		return hashList{}
+	}
 	l := hashList{hs: make([]uint64, n), ns: make([]int32, n)}
 	i, j := 0, 0
 	for k := range n {
@@ -68,12 +75,10 @@ func mergeHashLists(a, b hashList, off int32) hashList {
 	return l
 }
 
-// index builds the directory of the sorted pairs. Cost: O(n).
+// index builds the directory of the sorted pairs, of which there is at
+// least one. Cost: O(n).
 func (l *hashList) index() {
-	k := 0
-	if len(l.hs) > 1 {
-		k = bits.Len(uint(len(l.hs))) - 1
-	}
+	k := bits.Len(uint(len(l.hs))) - 1
 	l.shift = uint8(64 - k)
 	l.dir = make([]int32, 1<<k+1)
 	s := 0
@@ -88,7 +93,8 @@ func (l *hashList) index() {
 }
 
 // find returns the numbers paired with h, in increasing order, as a
-// slice of the list's own (not to be changed).
+// slice of the list's own (not to be changed). Cost: O(1) for hashes
+// spread evenly over the slots, O(log n) at most.
 func (l *hashList) find(h uint64) []int32 {
 	if len(l.dir) == 0 {
 		return nil
@@ -96,9 +102,13 @@ func (l *hashList) find(h uint64) []int32 {
 	s := h >> l.shift
 	lo, hi := int(l.dir[s]), int(l.dir[s+1])
 	if hi-lo > 8 {
-		// Hashes bunched in one slot (made to, or by chance).
+		// Hashes bunched in one slot (made to, or by chance), or a long
+		// run of one hash (an ID added again and again, a text posted
+		// many times): binary searches for the run's two ends.
 		i, _ := slices.BinarySearch(l.hs[lo:hi], h)
 		lo += i
+		e := lo + sort.Search(hi-lo, func(j int) bool { return l.hs[lo+j] != h })
+		return l.ns[lo:e:e]
 	}
 	for lo < hi && l.hs[lo] < h {
 		lo++
@@ -107,7 +117,7 @@ func (l *hashList) find(h uint64) []int32 {
 	for e < hi && l.hs[e] == h {
 		e++
 	}
-	return l.ns[lo:e]
+	return l.ns[lo:e:e]
 }
 
 // len returns the number of pairs.

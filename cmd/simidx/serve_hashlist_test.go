@@ -12,14 +12,17 @@ import (
 // equal hashes, and empty.
 func TestHashList(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	draws := map[string]func() uint64{
-		"even":    rng.Uint64,
-		"bunched": func() uint64 { return 0xabc<<52 | rng.Uint64N(64) },
-		"few":     func() uint64 { return rng.Uint64N(5) * 0x1000_0000_0000_0001 },
-		"extreme": func() uint64 { return []uint64{0, 1, 1 << 63, ^uint64(0)}[rng.IntN(4)] },
-	}
-	for name, draw := range draws {
-		t.Run(name, func(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		draw func() uint64
+	}{
+		{"even", rng.Uint64},
+		{"bunched", func() uint64 { return 0xabc<<52 | rng.Uint64N(64) }},
+		{"few", func() uint64 { return rng.Uint64N(5) * 0x1000_0000_0000_0001 }}, // long runs of one hash
+		{"extreme", func() uint64 { return []uint64{0, 1, 1 << 63, ^uint64(0)}[rng.IntN(4)] }},
+	} {
+		draw := tc.draw
+		t.Run(tc.name, func(t *testing.T) {
 			for _, sizes := range [][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 3}, {7, 1}, {100, 5}, {1000, 1000}} {
 				// a's pairs number the operations from 0, b's from 0 too
 				// (merged, from len(a) on).

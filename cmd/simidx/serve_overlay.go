@@ -93,7 +93,8 @@ func (o *overlay) lastSeq() uint64 {
 // drop removes the operations numbered up to seq, which the index, now of
 // docs documents, holds. Chunks wholly after seq are kept as they are; the
 // one that holds seq is rebuilt from its operations after it. Cost:
-// O(pending) copying of pointers, and O(overlayChunkMax) map insertions.
+// O(pending) copying of pointers, and the sort of the hashes of at most a
+// chunk's operations (16 for each add with MinHash).
 func (o *overlay) drop(seq uint64, docs int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -149,10 +150,11 @@ func (o *overlay) close() {
 func (v *overlayView) len() int { return len(v.ops) + v.extra }
 
 // with returns a view of v followed by ops, for the writer's checks of a
-// group not yet published: ops are in its last chunk, not in its
-// operation list (which the view shares with v). Cost: O(len(ops)); a
-// writer that checks each operation of a group as it grows uses a
-// groupView, which indexes each operation once.
+// group not yet published: ops are in its last chunks, not in its
+// operation list (which the view shares with v). Cost: O(n log n) for the
+// n hashes of ops; a writer that checks each operation of a group as it
+// grows uses a groupView, which indexes each operation O(log len(ops))
+// times.
 func (v *overlayView) with(ops []*pendingOp) *overlayView {
 	var g groupView
 	g.base = v
@@ -163,7 +165,7 @@ func (v *overlayView) with(ops []*pendingOp) *overlayView {
 // appends, as the writer decides them: each view is base followed by the
 // group so far, and each operation is indexed in chunks of the groupView's
 // own (merged as pushChunk merges those of the overlay), which the views
-// share. A view is valid until the next call of with.
+// share. Chunks are never changed, so views stay valid.
 type groupView struct {
 	base   *overlayView
 	n      int        // operations indexed
@@ -222,9 +224,10 @@ func (v *overlayView) has(id string) bool { return v.latest(id) != nil }
 
 // matches returns the pending documents (the last add of each ID not
 // deleted since) that a query for q finds under m, leaving out self.
-// Cost: per chunk, a popcount per operation and a map lookup per band and
-// for the exact hash, then a Matcher.Match per candidate; under a set
-// method, a Matcher.Match per pending add.
+// Cost: per chunk, a popcount per operation and a hashList lookup per band
+// and for the exact hash, then a Matcher.Match and a lookup of its ID per
+// later chunk for each candidate; under a set method, that for every
+// pending add.
 func (v *overlayView) matches(m *index.Matcher, q *index.Probe, self string) []index.Match {
 	var ms []index.Match
 	var cand []int32
@@ -270,8 +273,9 @@ func (v *overlayView) supersededAfter(ci int, i int32) bool {
 // newest two when the later one is as large as the one before, up to
 // overlayChunkMax operations (pushChunk): O(log overlayChunkMax +
 // pending/overlayChunkMax) chunks, each operation indexed O(log
-// overlayChunkMax) times. A chunk is never changed once made: views share
-// it.
+// overlayChunkMax) times. (A view made by with ends with the chunks of a
+// group, which follow their own order.) A chunk is never changed once
+// made: views share it.
 type ovChunk struct {
 	ops   []*pendingOp
 	fps   []uint64 // of ops, 0 for deletes
@@ -290,7 +294,10 @@ func bandKey(b int, h uint64) uint64 { return h + uint64(b+1)*0x9e3779b97f4a7c15
 var idSeed = maphash.MakeSeed()
 
 // idKey is the hash of a document ID in a chunk's ids.
-func idKey(id string) uint64 { return maphash.String(idSeed, id) }
+func idKey(id string) uint64 { return maphash.String(idSeed, id) & idKeyMask }
+
+// idKeyMask is all ones but in tests, which make IDs collide.
+var idKeyMask = ^uint64(0)
 
 // overlayMaxScanDistance is the distance of the fingerprint candidates of
 // a chunk: the largest an index answers, so that Matcher.Match decides.
@@ -314,7 +321,7 @@ func newChunk(ops []*pendingOp) *ovChunk {
 		}
 		bs := op.probe.Bands()
 		if bands == nil && len(bs) > 0 {
-			bands = make([]hashPair, 0, len(bs)*len(ops))
+			bands = make([]hashPair, 0, len(bs)*(len(ops)-i))
 		}
 		for b, h := range bs {
 			bands = append(bands, hashPair{bandKey(b, h), n})
@@ -326,7 +333,8 @@ func newChunk(ops []*pendingOp) *ovChunk {
 }
 
 // last returns the number of the last operation of c on id, whose idKey
-// is k.
+// is k. Cost: a hashList lookup, and a comparison of IDs for each later
+// operation on another ID with the same key (none but by chance).
 func (c *ovChunk) last(k uint64, id string) (int32, bool) {
 	ns := c.ids.find(k)
 	for _, i := range slices.Backward(ns) {

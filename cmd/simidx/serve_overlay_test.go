@@ -17,16 +17,23 @@ import (
 // of every pending operation: the same matches, the same latest operation
 // per ID, through many small publishes (with replaces and deletes) and a
 // drop, with O(log n) chunks (2n/most more when chunks are merged up to
-// most operations, each then more than half full), and views taken earlier unchanged by later
-// merges.
+// most operations, each then more than half full), and views taken earlier
+// unchanged by later merges; and all of it again with IDs whose keys
+// collide (four keys for forty IDs).
 func TestOverlayChunks(t *testing.T) {
 	for _, tc := range []struct {
-		s    index.Settings
-		most int // chunkMax
-	}{{index.Settings{}, overlayChunkMax}, {index.Settings{}, 16}, {index.Settings{NoMinHash: true}, overlayChunkMax},
-		{index.Settings{Text: index.TextSettings{Method: index.MethodShort}}, overlayChunkMax}} {
+		s       index.Settings
+		most    int  // chunkMax
+		collide bool // idKey has two bits
+	}{{index.Settings{}, overlayChunkMax, false}, {index.Settings{}, 16, false}, {index.Settings{NoMinHash: true}, overlayChunkMax, false},
+		{index.Settings{Text: index.TextSettings{Method: index.MethodShort}}, overlayChunkMax, false},
+		{index.Settings{}, 16, true}} {
 		s := tc.s
-		t.Run(fmt.Sprint(s.NoMinHash, s.Text.Method, tc.most), func(t *testing.T) {
+		t.Run(fmt.Sprint(s.NoMinHash, s.Text.Method, tc.most, tc.collide), func(t *testing.T) {
+			if tc.collide {
+				idKeyMask = 3
+				defer func() { idKeyMask = ^uint64(0) }()
+			}
 			x, err := index.Open(filepath.Join(t.TempDir(), "o.simidx"), &index.Options{NoSync: true, Settings: &s})
 			if err != nil {
 				t.Fatal(err)
