@@ -248,6 +248,7 @@ func TestServeAPI(t *testing.T) {
 		"\nsimidx_documents_deleted_total 1\n",
 		"# TYPE simidx_commit_duration_seconds histogram",
 		"\nsimidx_index_file_bytes ",
+		"# TYPE go_sched_latencies_seconds histogram",
 	} {
 		if !strings.Contains(m, want) {
 			t.Errorf("metrics lack %q", want)
