@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -443,12 +444,61 @@ func TestServeBadInput(t *testing.T) {
 			t.Errorf("%s %s: 405 without Allow", tc.method, tc.path)
 		}
 	}
+	// Bodies as no Go client sends them: shorter than their length, and
+	// chunked (of no announced length), within and over --max-body.
+	host := strings.TrimPrefix(u, "http://")
+	chunked := func(body string) string {
+		return fmt.Sprintf("POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
+	}
+	for _, tc := range []struct {
+		raw    string
+		status int
+		msg    string
+	}{
+		{"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"text\":\"short\"}", 400, "reading the request body: unexpected EOF"},
+		{chunked(`{"text":"this document must survive every bad request"}`), 200, ""},
+		{chunked(`{"text":"` + strings.Repeat("y", 5000) + `"}`), 413, "request body is over the limit of 4096 bytes (--max-body)"},
+	} {
+		status, body := rawRequest(t, host, tc.raw)
+		var e struct{ Error string }
+		json.Unmarshal([]byte(body), &e)
+		if status != tc.status || !strings.Contains(e.Error, tc.msg) {
+			t.Errorf("%.70q: got %d %s; want %d with %q", tc.raw, status, strings.TrimSpace(body), tc.status, tc.msg)
+		}
+	}
 	// Nothing was lost or added, and the server still answers.
 	r := mustDo(t, "GET", u+"/healthz", "", 200)
 	if strings.TrimSpace(r.body) != `{"documents":1,"status":"ok"}` {
 		t.Errorf("after bad requests: %s", r.body)
 	}
 	mustDo(t, "GET", u+"/v1/documents/keep", "", 200)
+}
+
+// rawRequest sends raw, a whole HTTP/1.1 request, to addr on a connection
+// of its own, closes the connection's sending side and returns the
+// answer's status and body.
+func rawRequest(t *testing.T, addr, raw string) (int, string) {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, raw); err != nil {
+		t.Fatal(err)
+	}
+	c.(*net.TCPConn).CloseWrite()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("%.60q: %v", raw, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
 }
 
 // TestServeConcurrent runs clients that add and query at once.
