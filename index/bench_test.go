@@ -307,6 +307,40 @@ func BenchmarkAddText(b *testing.B) {
 	}
 }
 
+// BenchmarkAddProbed is BenchmarkAddText with the texts analyzed
+// beforehand (Probe, outside the timer) and added by AddProbed, as simidx
+// serve adds the documents its handlers analyzed: the difference is the
+// cost of the analyses Add makes.
+func BenchmarkAddProbed(b *testing.B) {
+	for _, cf := range textIndexes {
+		b.Run(cf.name, func(b *testing.B) {
+			text, x := textBench(b, cf)
+			const batch = 1000
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				ds := make([]index.ProbedDoc, batch)
+				size := 0
+				for j := range ds {
+					t := text()
+					p, err := x.Probe(t)
+					if err != nil {
+						b.Fatal(err)
+					}
+					ds[j] = index.ProbedDoc{ID: fmt.Sprint("new", i, "-", j), Probe: p}
+					size += len(t)
+				}
+				b.SetBytes(int64(size))
+				b.StartTimer()
+				if err := x.AddProbed(ds...); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkQueryCopies measures QueryFingerprint of a fingerprint 20,000
 // documents share (exact copies, as boilerplate pages are), added online:
 // with the level merged at every commit, their entries are in the bucket;

@@ -79,3 +79,49 @@ func ExampleIndex_QueryFingerprint() {
 	// [{x 1 0} {y 2 0}]
 	// [{x 0 0}]
 }
+
+// A server analyzes each posted text once, when it arrives, to check it
+// against the index, and stores the analyses later in one commit.
+func ExampleIndex_AddProbed() {
+	dir, err := os.MkdirTemp("", "simidx-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	x, err := index.Open(filepath.Join(dir, "ads.simidx"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer x.Close()
+
+	var pending []index.ProbedDoc
+	for i, text := range []string{
+		"Bright two-room flat near the station, newly renovated, 900 a month.",
+		"Bright two room flat near the station, newly renovated: 900 a month!",
+	} {
+		p, err := x.Probe([]byte(text))
+		if err != nil {
+			log.Fatal(err)
+		}
+		ms, err := x.QueryProbe(&p, nil) // the stored ads it repeats
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("ad%d: %d stored near duplicates\n", i, len(ms))
+		pending = append(pending, index.ProbedDoc{ID: fmt.Sprint("ad", i), Probe: p})
+	}
+	if err := x.AddProbed(pending...); err != nil {
+		log.Fatal(err)
+	}
+	ms, err := x.QueryID("ad0", nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, m := range ms {
+		fmt.Println("near ad0:", m.ID)
+	}
+	// Output:
+	// ad0: 0 stored near duplicates
+	// ad1: 0 stored near duplicates
+	// near ad0: ad1
+}

@@ -1,6 +1,7 @@
 package index_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -132,6 +133,116 @@ func TestMatcherAgreesWithQuery(t *testing.T) {
 			}
 			if total <= len(docs)*len(tc.opts) {
 				t.Fatalf("only %d matches in all: the corpus has too few near duplicates to test the rule", total)
+			}
+		})
+	}
+}
+
+// TestAddProbedAgreesWithAdd checks that AddProbed, given the probes of
+// the texts, stores what Add stores for the texts: the same stored probe
+// for every document and the same answers, for each method; and that it
+// refuses probes that do not fit the index.
+func TestAddProbedAgreesWithAdd(t *testing.T) {
+	docs := probeCorpus(t)
+	for _, tc := range []struct {
+		name string
+		s    index.Settings
+	}{
+		{"simhash", index.Settings{NoMinHash: true}},
+		{"minhash", index.Settings{}},
+		{"nshash", index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}},
+		{"short", index.Settings{Text: index.TextSettings{Method: index.MethodShort}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			open := func(name string) *index.Index {
+				x, err := index.Open(filepath.Join(t.TempDir(), name), &index.Options{Settings: &tc.s, NoSync: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { x.Close() })
+				return x
+			}
+			a, b := open("a.simidx"), open("b.simidx")
+			if err := a.Add(docs...); err != nil {
+				t.Fatal(err)
+			}
+			pds := make([]index.ProbedDoc, len(docs))
+			for i, d := range docs {
+				p, err := b.Probe(d.Text)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pds[i] = index.ProbedDoc{ID: d.ID, Probe: p}
+			}
+			// In two commits, the second replacing a document of the first.
+			if err := b.AddProbed(pds[:len(pds)/2]...); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.AddProbed(pds[len(pds)/2-1:]...); err != nil {
+				t.Fatal(err)
+			}
+			if a.Len() != b.Len() {
+				t.Fatalf("Add stored %d documents, AddProbed %d", a.Len(), b.Len())
+			}
+			matches := 0
+			for _, d := range docs {
+				pa, err := a.ProbeID(d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pb, err := b.ProbeID(d.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(pa, pb) {
+					t.Fatalf("%s: Add stored %+v, AddProbed %+v", d.ID, pa, pb)
+				}
+				wa, err := a.Query(d.Text, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wb, err := b.Query(d.Text, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(wa, wb) {
+					t.Fatalf("query %s: %v after Add, %v after AddProbed", d.ID, wa, wb)
+				}
+				matches += len(wa)
+			}
+			if matches <= len(docs) {
+				t.Fatalf("%d matches for %d documents: the queries compare too little", matches, len(docs))
+			}
+
+			// Probes that do not fit: the zero Probe, a fingerprint
+			// where word sets are needed, a signature of another length.
+			bad := []index.ProbedDoc{{ID: "zero"}}
+			if tc.s.Text.Method.IsSet() {
+				bad = append(bad, index.ProbedDoc{ID: "fp", Probe: b.ProbeFingerprint(1)})
+			}
+			other := index.Settings{MinHashK: 42, Bands: 7}
+			if !tc.s.NoMinHash {
+				other = index.Settings{NoMinHash: true}
+			}
+			if !tc.s.Text.Method.IsSet() {
+				o, err := index.Open(filepath.Join(t.TempDir(), "o.simidx"), &index.Options{Settings: &other, NoSync: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := o.Probe(docs[0].Text)
+				o.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				bad = append(bad, index.ProbedDoc{ID: "other", Probe: p})
+			}
+			for _, d := range bad {
+				if err := b.AddProbed(d); !errors.Is(err, index.ErrSettings) {
+					t.Errorf("AddProbed(%s): %v, want ErrSettings", d.ID, err)
+				}
+			}
+			if n := b.Len(); n != a.Len() {
+				t.Errorf("%d documents after refused probes, want %d", n, a.Len())
 			}
 		})
 	}

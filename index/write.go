@@ -32,6 +32,42 @@ func (x *Index) Add(docs ...Doc) error {
 		}
 		recs[i] = r
 	}
+	return x.addRecs(recs)
+}
+
+// ProbedDoc is a document to add whose text is already analyzed: Probe is
+// what Probe of this index (or of an index with the same settings)
+// returned for its text, or ProbeFingerprint for a precomputed
+// fingerprint.
+type ProbedDoc struct {
+	ID    string
+	Probe Probe
+}
+
+// AddProbed is Add for documents analyzed beforehand, as a server that
+// analyzed each text when it was posted adds them later in a batch: it
+// stores what Add stores for their texts without analyzing them again. A
+// probe that does not fit the index's settings (a MinHash signature of
+// another length; a fingerprint under a method of word sets) gives an
+// error wrapping ErrSettings, as does the zero Probe. Cost: as Add, less
+// the analyses (a copy of each probe's signature instead).
+func (x *Index) AddProbed(docs ...ProbedDoc) error {
+	if err := x.checkWritable(); err != nil {
+		return err
+	}
+	recs := make([]record, len(docs))
+	for i := range docs {
+		r, err := x.probedRecord(&docs[i])
+		if err != nil {
+			return err
+		}
+		recs[i] = r
+	}
+	return x.addRecs(recs)
+}
+
+// addRecs commits recs, the records of Add or AddProbed.
+func (x *Index) addRecs(recs []record) error {
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	if err := x.checkOpen(); err != nil {
@@ -159,6 +195,35 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 			return record{}, fmt.Errorf("index: analyzer returned %d MinHash values and %d bands, want %d and %d",
 				len(r.sig), len(r.bands), x.settings.MinHashK, x.settings.Bands)
 		}
+	}
+	return r, nil
+}
+
+// probedRecord validates d and returns its record, with slices it owns.
+func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
+	if err := validID(d.ID); err != nil {
+		return record{}, err
+	}
+	p := &d.Probe
+	if !p.valid {
+		return record{}, fmt.Errorf("%w: document %q has the zero Probe", ErrSettings, d.ID)
+	}
+	if !p.p.text {
+		return x.analyzeDoc(nil, &Doc{ID: d.ID, Fingerprint: p.p.fp, Precomputed: true})
+	}
+	r := record{id: d.ID, fp: p.p.fp, text: true, exact: p.p.exact}
+	if x.lay.sets {
+		r.set = slices.Clone(p.p.set[:min(len(p.p.set), MaxSetSize)])
+	}
+	k, b := 0, 0
+	if x.settings.MinHash {
+		k, b = x.settings.MinHashK, x.settings.Bands
+		r.sig = slices.Clone(p.p.sig)
+		r.bands = slices.Clone(p.p.bands)
+	}
+	if len(p.p.sig) != k || len(p.p.bands) != b {
+		return record{}, fmt.Errorf("%w: the probe of document %q has %d MinHash values and %d bands, the index %d and %d",
+			ErrSettings, d.ID, len(p.p.sig), len(p.p.bands), k, b)
 	}
 	return r, nil
 }

@@ -110,19 +110,21 @@ func (a *applier) apply() error {
 		}
 		last[op.id] = op
 	}
-	var docs []index.Doc
+	// Each add was analyzed by its handler: the index stores its probe
+	// without analyzing the text again.
+	var docs []index.ProbedDoc
 	var dels []string
 	for _, id := range order {
 		op := last[id]
 		if op.del {
 			dels = append(dels, id)
 		} else {
-			docs = append(docs, index.Doc{ID: id, Text: op.text})
+			docs = append(docs, index.ProbedDoc{ID: id, Probe: op.probe})
 		}
 	}
 	start := time.Now()
 	if len(docs) > 0 {
-		if err := s.x.Add(docs...); err != nil {
+		if err := s.x.AddProbed(docs...); err != nil {
 			return a.fail(err)
 		}
 	}
