@@ -20,6 +20,7 @@ type Index struct {
 	keyBytes int // bytes of a table key: ceil(KeyBits/8)
 	sufBytes int // bytes of an entry's fingerprint suffix: ceil((64-KeyBits)/8)
 	lay      layout
+	akey     uint64 // analysisKey of the settings: the probes AddProbed stores
 
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64

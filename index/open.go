@@ -241,6 +241,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
 	x.lay = layout{k: st.MinHashK, bands: st.Bands, sets: st.Text.Method.IsSet()}
+	x.akey = analysisKey(&st)
 	if !x.readOnly {
 		if err := x.recover(); err != nil {
 			return err

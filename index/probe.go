@@ -18,6 +18,7 @@ type Probe struct {
 	p     probe
 	byFP  bool // from QueryFingerprint: the fingerprint rule always applies
 	valid bool
+	akey  uint64 // analysisKey of the settings it was made under; 0 for a fingerprint
 }
 
 // Probe returns the probe of text, what Query(text) looks for and what Add
@@ -31,7 +32,7 @@ func (x *Index) Probe(text []byte) (Probe, error) {
 	defer x.pool.Put(a)
 	an := a.analyze(text)
 	return Probe{p: probe{fp: an.fp, text: true, exact: an.exact, sig: slices.Clone(an.sig),
-		bands: slices.Clone(an.bands), set: slices.Clone(an.set), self: -1}, valid: true}, nil
+		bands: slices.Clone(an.bands), set: slices.Clone(an.set), self: -1}, valid: true, akey: x.akey}, nil
 }
 
 // ProbeFingerprint returns the probe of a query by fingerprint, as
@@ -53,7 +54,7 @@ func (x *Index) ProbeID(id string) (Probe, error) {
 			return err
 		}
 		pr = Probe{p: probe{fp: r.fp, text: r.text, exact: r.exact, sig: slices.Clone(r.sig),
-			bands: slices.Clone(r.bands), set: slices.Clone(r.set), self: -1}, valid: true}
+			bands: slices.Clone(r.bands), set: slices.Clone(r.set), self: -1}, valid: true, akey: x.akey}
 		return nil
 	})
 	return pr, boltErr(err)

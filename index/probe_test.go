@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
 )
 
 // probeCorpus returns the license texts of testdata/licenses, many of
@@ -144,14 +146,22 @@ func TestMatcherAgreesWithQuery(t *testing.T) {
 // refuses probes that do not fit the index.
 func TestAddProbedAgreesWithAdd(t *testing.T) {
 	docs := probeCorpus(t)
+	text := func(ts index.TextSettings) index.Settings { return index.Settings{Text: ts} }
+	short := index.TextSettings{Method: index.MethodShort}
 	for _, tc := range []struct {
-		name string
-		s    index.Settings
+		name    string
+		s       index.Settings
+		foreign []index.Settings // whose probes AddProbed must refuse
 	}{
-		{"simhash", index.Settings{NoMinHash: true}},
-		{"minhash", index.Settings{}},
-		{"nshash", index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}},
-		{"short", index.Settings{Text: index.TextSettings{Method: index.MethodShort}}},
+		{"simhash", index.Settings{NoMinHash: true}, []index.Settings{
+			text(index.TextSettings{Method: index.MethodDOM}), text(index.TextSettings{Method: index.MethodMfonda})}},
+		{"minhash", index.Settings{}, []index.Settings{
+			text(index.TextSettings{Shingle: shingle.Options{Size: 3}}), text(index.TextSettings{Shingle: shingle.Options{StopWords: "en"}})}},
+		{"minhash-42-7", index.Settings{MinHashK: 42, Bands: 7, MinBands: 2}, []index.Settings{{}}},
+		{"dom", index.Settings{Text: index.TextSettings{Method: index.MethodDOM}, MinHash: true}, []index.Settings{{}}},
+		{"mfonda", index.Settings{Text: index.TextSettings{Method: index.MethodMfonda}}, []index.Settings{{NoMinHash: true}}},
+		{"nshash", index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}, []index.Settings{text(short)}},
+		{"short", text(short), []index.Settings{{NoMinHash: true}, text(index.TextSettings{Method: index.MethodShort, Words: 30})}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			open := func(name string) *index.Index {
@@ -215,17 +225,14 @@ func TestAddProbedAgreesWithAdd(t *testing.T) {
 			}
 
 			// Probes that do not fit: the zero Probe, a fingerprint
-			// where word sets are needed, a signature of another length.
+			// where word sets are needed, probes of indexes of other
+			// settings.
 			bad := []index.ProbedDoc{{ID: "zero"}}
 			if tc.s.Text.Method.IsSet() {
 				bad = append(bad, index.ProbedDoc{ID: "fp", Probe: b.ProbeFingerprint(1)})
 			}
-			other := index.Settings{MinHashK: 42, Bands: 7}
-			if !tc.s.NoMinHash {
-				other = index.Settings{NoMinHash: true}
-			}
-			if !tc.s.Text.Method.IsSet() {
-				o, err := index.Open(filepath.Join(t.TempDir(), "o.simidx"), &index.Options{Settings: &other, NoSync: true})
+			for i, fs := range tc.foreign {
+				o, err := index.Open(filepath.Join(t.TempDir(), "o.simidx"), &index.Options{Settings: &fs, NoSync: true})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -234,7 +241,7 @@ func TestAddProbedAgreesWithAdd(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				bad = append(bad, index.ProbedDoc{ID: "other", Probe: p})
+				bad = append(bad, index.ProbedDoc{ID: fmt.Sprint("foreign", i), Probe: p})
 			}
 			for _, d := range bad {
 				if err := b.AddProbed(d); !errors.Is(err, index.ErrSettings) {

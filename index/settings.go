@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"hash/fnv"
 	"reflect"
 )
 
@@ -198,4 +199,19 @@ func (u *Settings) conflicts(st Settings) error {
 		return bad("design", u.Design, st.Design)
 	}
 	return nil
+}
+
+// analysisKey returns a hash of the normalized settings s that the
+// analysis of a text depends on (its text settings and MinHash shape), so
+// that AddProbed knows a probe made under other settings. The settings are
+// plain values, printed in full by %+v. Cost: a formatting of s.Text, once
+// per Open.
+func analysisKey(s *Settings) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%+v", struct {
+		Text     TextSettings
+		MinHash  bool
+		K, Bands int
+	}{s.Text, s.MinHash, s.MinHashK, s.Bands})
+	return h.Sum64() | 1 // never 0, the key of a fingerprint probe
 }

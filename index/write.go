@@ -47,10 +47,11 @@ type ProbedDoc struct {
 // AddProbed is Add for documents analyzed beforehand, as a server that
 // analyzed each text when it was posted adds them later in a batch: it
 // stores what Add stores for their texts without analyzing them again. A
-// probe that does not fit the index's settings (a MinHash signature of
-// another length; a fingerprint under a method of word sets) gives an
-// error wrapping ErrSettings, as does the zero Probe. Cost: as Add, less
-// the analyses (a copy of each probe's signature instead).
+// probe made under other text settings than the index's (by an index of
+// other settings), a fingerprint probe under a method of word sets, or
+// the zero Probe gives an error wrapping ErrSettings, and nothing is
+// added. Cost: as Add, less the analyses (a copy of each probe's
+// signature instead).
 func (x *Index) AddProbed(docs ...ProbedDoc) error {
 	if err := x.checkWritable(); err != nil {
 		return err
@@ -66,7 +67,8 @@ func (x *Index) AddProbed(docs ...ProbedDoc) error {
 	return x.addRecs(recs)
 }
 
-// addRecs commits recs, the records of Add or AddProbed.
+// addRecs commits recs, the records of Add or AddProbed, in one
+// transaction. Cost: that of the transaction (see Add).
 func (x *Index) addRecs(recs []record) error {
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
@@ -200,6 +202,7 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 }
 
 // probedRecord validates d and returns its record, with slices it owns.
+// Cost: copies of the probe's signature, bands and set.
 func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
 	if err := validID(d.ID); err != nil {
 		return record{}, err
@@ -209,7 +212,13 @@ func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
 		return record{}, fmt.Errorf("%w: document %q has the zero Probe", ErrSettings, d.ID)
 	}
 	if !p.p.text {
-		return x.analyzeDoc(nil, &Doc{ID: d.ID, Fingerprint: p.p.fp, Precomputed: true})
+		if x.lay.sets {
+			return record{}, fmt.Errorf("%w: document %q has a fingerprint probe, but the index's %s method needs text", ErrSettings, d.ID, x.settings.Text.Method)
+		}
+		return record{id: d.ID, fp: p.p.fp}, nil
+	}
+	if p.akey != x.akey {
+		return record{}, fmt.Errorf("%w: the probe of document %q was made under other text settings than the index's", ErrSettings, d.ID)
 	}
 	r := record{id: d.ID, fp: p.p.fp, text: true, exact: p.p.exact}
 	if x.lay.sets {

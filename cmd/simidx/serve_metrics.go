@@ -225,36 +225,51 @@ func (m *metrics) write(w io.Writer, s *server) {
 	writeSchedLatencies(w)
 }
 
-// schedBuckets are the upper bounds, in seconds, of the histogram of the
-// Go scheduler's latencies.
+// schedBuckets are the bounds, in seconds, near which the histogram of
+// the Go scheduler's latencies has its buckets (see schedHistogram).
 var schedBuckets = []float64{0.00001, 0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1}
 
 // writeSchedLatencies writes go_sched_latencies_seconds, how long
 // goroutines waited to run once runnable since the process started (the
-// runtime's /sched/latencies:seconds, its fine buckets summed into
-// schedBuckets; the sum is estimated from the buckets' midpoints). It
-// tells requests that wait for a CPU from those that wait for the index or
-// the disk. Cost: a read of the runtime's histogram, about 200 buckets.
+// runtime's /sched/latencies:seconds, which samples the waits, summed by
+// schedHistogram). It tells requests that wait for a CPU from those that
+// wait for the index or the disk. Cost: a read of the runtime's
+// histogram, about 160 buckets.
 func writeSchedLatencies(w io.Writer) {
 	sample := []rtmetrics.Sample{{Name: "/sched/latencies:seconds"}}
 	rtmetrics.Read(sample)
 	if sample[0].Value.Kind() != rtmetrics.KindFloat64Histogram {
 		return
 	}
-	h := sample[0].Value.Float64Histogram()
+	les, cum, count, sum := schedHistogram(sample[0].Value.Float64Histogram(), schedBuckets)
 	const name = "go_sched_latencies_seconds"
-	fmt.Fprintf(w, "# HELP %s Time goroutines waited to run once runnable (the Go runtime's /sched/latencies:seconds).\n# TYPE %s histogram\n", name, name)
-	var cum, total uint64
-	var sum float64
+	fmt.Fprintf(w, "# HELP %s Time goroutines waited to run once runnable, sampled (the Go runtime's /sched/latencies:seconds).\n# TYPE %s histogram\n", name, name)
+	for i, le := range les {
+		fmt.Fprintf(w, "%s_bucket{le=%q} %d\n", name, strconv.FormatFloat(le, 'g', -1, 64), cum[i])
+	}
+	fmt.Fprintf(w, "%s_bucket{le=\"+Inf\"} %d\n%s_sum %g\n%s_count %d\n", name, count, name, sum, name, count)
+}
+
+// schedHistogram sums the runtime histogram h into a Prometheus one: for
+// each of bounds, a bucket whose upper bound is the largest of h's bucket
+// edges at or below it, with the count of the samples below that edge
+// (exact, where a bucket at the bound itself would count in part the
+// samples of a runtime bucket across it); bounds that map to the same edge
+// give one bucket, and those with no edge above zero at or below them
+// none. The sum is
+// estimated from the buckets' midpoints (the runtime keeps none). Cost:
+// O(len(h.Counts) + len(bounds)).
+func schedHistogram(h *rtmetrics.Float64Histogram, bounds []float64) (les []float64, cum []uint64, count uint64, sum float64) {
 	bi := 0
 	for i, c := range h.Counts {
 		lo, hi := h.Buckets[i], h.Buckets[i+1]
-		for bi < len(schedBuckets) && hi > schedBuckets[bi] {
-			fmt.Fprintf(w, "%s_bucket{le=%q} %d\n", name, strconv.FormatFloat(schedBuckets[bi], 'g', -1, 64), cum)
+		for bi < len(bounds) && hi > bounds[bi] {
+			if lo > 0 && lo <= bounds[bi] && (len(les) == 0 || les[len(les)-1] != lo) {
+				les, cum = append(les, lo), append(cum, count)
+			}
 			bi++
 		}
-		cum += c
-		total += c
+		count += c
 		switch {
 		case math.IsInf(lo, -1):
 			sum += float64(c) * max(hi, 0)
@@ -264,10 +279,7 @@ func writeSchedLatencies(w io.Writer) {
 			sum += float64(c) * (lo + hi) / 2
 		}
 	}
-	for ; bi < len(schedBuckets); bi++ {
-		fmt.Fprintf(w, "%s_bucket{le=%q} %d\n", name, strconv.FormatFloat(schedBuckets[bi], 'g', -1, 64), cum)
-	}
-	fmt.Fprintf(w, "%s_bucket{le=\"+Inf\"} %d\n%s_sum %g\n%s_count %d\n", name, total, name, sum, name, total)
+	return les, cum, count, sum
 }
 
 func f64bits(f float64) uint64     { return math.Float64bits(f) }

@@ -19,7 +19,7 @@ type pendingOp struct {
 	seq   uint64
 	id    string
 	del   bool
-	text  []byte
+	text  []byte      // for the journal; nil once published
 	probe index.Probe // of text, for adds
 	at    time.Time   // when it was journaled
 	net   int         // the change in the number of documents: 1, 0 (a replace) or -1

@@ -245,6 +245,11 @@ func (w *writer) commit(group []*addRequest) {
 		s.appendMu.Lock()
 		err := s.j.Append(w.recs)
 		if err == nil {
+			// The journal holds the texts, and the index stores the
+			// probes: the overlay keeps no text.
+			for _, op := range ops {
+				op.text = nil
+			}
 			s.ov.publish(ops)
 		}
 		s.appendMu.Unlock()
