@@ -333,7 +333,9 @@ func (s *server) queryOptions(p map[string]string) (index.QueryOptions, int, err
 // at once.
 const exactBodyMax = 64 << 10
 
-// readBody reads the whole body, at most maxBody bytes.
+// readBody reads the whole body, at most maxBody bytes. Cost: one
+// allocation of the announced length up to exactBodyMax, else a buffer
+// grown as the body comes.
 func (s *server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if n := r.ContentLength; n >= 0 && n <= min(s.lim.maxBody, exactBodyMax) {
 		// A short body of known length: one allocation of it, where
