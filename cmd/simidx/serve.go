@@ -72,6 +72,7 @@ Example:
 		fs.DurationVar(&lim.applyInterval, "apply-interval", defaultApplyInterval, "longest time between commits of the journal to the index")
 		fs.IntVar(&lim.applyDocs, "apply-docs", defaultApplyDocs, "journaled operations that start a commit to the index at once")
 		fs.IntVar(&lim.maxPending, "max-pending", defaultMaxPending, "journaled operations not yet in the index at which adds wait")
+		fs.DurationVar(&lim.readTimeout, "read-timeout", defaultReadTimeout, "longest time to read a request, its body included (a client that stalls is answered 400)")
 		fs.DurationVar(&timeout, "shutdown-timeout", 30*time.Second, "longest wait for requests in flight on shutdown")
 		return func(ctx context.Context, e *env, args []string) error {
 			if db == "" {
@@ -128,6 +129,7 @@ const (
 	defaultApplyInterval = 200 * time.Millisecond
 	defaultApplyDocs     = 4096
 	defaultMaxPending    = 65536
+	defaultReadTimeout   = time.Minute
 )
 
 // listenAndServe serves HTTP on addr until ctx is cancelled, then shuts
@@ -141,7 +143,11 @@ func (s *server) listenAndServe(ctx context.Context, addr string, timeout time.D
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       s.lim.readTimeout,
 		IdleTimeout:       2 * time.Minute,
+	}
+	if s.lim.readTimeout > 0 {
+		hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, s.lim.readTimeout)
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()

@@ -30,6 +30,7 @@ type serveLimits struct {
 	applyDocs     int           // pending operations that start an apply at once
 	maxPending    int           // pending operations at which adds wait for the applier
 	noSync        bool          // the journal is not fdatasynced
+	readTimeout   time.Duration // longest read of a request, body included; 0 for none
 }
 
 func (l *serveLimits) check() error {
@@ -50,6 +51,8 @@ func (l *serveLimits) check() error {
 		return usagef("--apply-docs must be positive, not %d", l.applyDocs)
 	case l.maxPending <= 0:
 		return usagef("--max-pending must be positive, not %d", l.maxPending)
+	case l.readTimeout <= 0:
+		return usagef("--read-timeout must be positive, not %s", l.readTimeout)
 	}
 	return nil
 }

@@ -381,7 +381,7 @@ func TestServeIfUnique(t *testing.T) {
 
 func TestServeBadInput(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "b.db")
-	ts := startServer(t, db, "--max-body", "4096", "--max-docs", "3", "--max-doc-bytes", "1000", "-k", "2", "--no-minhash")
+	ts := startServer(t, db, "--max-body", "4096", "--max-docs", "3", "--max-doc-bytes", "1000", "-k", "2", "--no-minhash", "--read-timeout", "500ms")
 	u := ts.url
 	mustDo(t, "POST", u+"/v1/documents", `[{"id":"keep","text":"this document must survive every bad request"}]`, 200)
 	long := strings.Repeat("x", index.MaxIDLen+1)
@@ -450,16 +450,19 @@ func TestServeBadInput(t *testing.T) {
 	chunked := func(body string) string {
 		return fmt.Sprintf("POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n%s\r\n0\r\n\r\n", len(body), body)
 	}
+	short := "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"text\":\"short\"}"
 	for _, tc := range []struct {
 		raw    string
+		stall  bool // the client keeps the connection open, sending no more
 		status int
 		msg    string
 	}{
-		{"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"text\":\"short\"}", 400, "reading the request body: unexpected EOF"},
-		{chunked(`{"text":"this document must survive every bad request"}`), 200, ""},
-		{chunked(`{"text":"` + strings.Repeat("y", 5000) + `"}`), 413, "request body is over the limit of 4096 bytes (--max-body)"},
+		{short, false, 400, "reading the request body: unexpected EOF"},
+		{short, true, 400, "i/o timeout"}, // after --read-timeout
+		{chunked(`{"text":"this document must survive every bad request"}`), false, 200, ""},
+		{chunked(`{"text":"` + strings.Repeat("y", 5000) + `"}`), false, 413, "request body is over the limit of 4096 bytes (--max-body)"},
 	} {
-		status, body := rawRequest(t, host, tc.raw)
+		status, body := rawRequest(t, host, tc.raw, tc.stall)
 		var e struct{ Error string }
 		json.Unmarshal([]byte(body), &e)
 		if status != tc.status || !strings.Contains(e.Error, tc.msg) {
@@ -474,10 +477,10 @@ func TestServeBadInput(t *testing.T) {
 	mustDo(t, "GET", u+"/v1/documents/keep", "", 200)
 }
 
-// rawRequest sends raw, a whole HTTP/1.1 request, to addr on a connection
-// of its own, closes the connection's sending side and returns the
-// answer's status and body.
-func rawRequest(t *testing.T, addr, raw string) (int, string) {
+// rawRequest sends raw, an HTTP/1.1 request, to addr on a connection of
+// its own, closes the connection's sending side unless stall, and returns
+// the answer's status and body.
+func rawRequest(t *testing.T, addr, raw string, stall bool) (int, string) {
 	t.Helper()
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
@@ -488,7 +491,9 @@ func rawRequest(t *testing.T, addr, raw string) (int, string) {
 	if _, err := io.WriteString(c, raw); err != nil {
 		t.Fatal(err)
 	}
-	c.(*net.TCPConn).CloseWrite()
+	if !stall {
+		c.(*net.TCPConn).CloseWrite()
+	}
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil {
 		t.Fatalf("%.60q: %v", raw, err)
