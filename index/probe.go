@@ -131,7 +131,9 @@ func (m *Matcher) Limit() int { return m.q.limit }
 // QueryProbe returns the stored documents matching the probe p, as Query,
 // QueryFingerprint or QueryID (without leaving out the document itself)
 // would for what p was made from; it spares a second analysis of a text
-// already probed. It costs what Query costs, less the analysis.
+// already probed. A probe of a text made by an index of other text
+// settings gives an error wrapping ErrSettings. It costs what Query costs,
+// less the analysis.
 func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
@@ -142,6 +144,9 @@ func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
 	}
 	if !p.valid {
 		return nil, fmt.Errorf("%w: the zero Probe", ErrSettings)
+	}
+	if p.p.text && p.akey != x.akey {
+		return nil, fmt.Errorf("%w: a probe made under other text settings than the index's", ErrSettings)
 	}
 	if !p.p.text {
 		if q.minSimSet {

@@ -143,7 +143,8 @@ func TestMatcherAgreesWithQuery(t *testing.T) {
 // TestAddProbedAgreesWithAdd checks that AddProbed, given the probes of
 // the texts, stores what Add stores for the texts: the same stored probe
 // for every document and the same answers, for each method; and that it
-// refuses probes that do not fit the index.
+// refuses probes that do not fit the index, as QueryProbe refuses those of
+// indexes of other settings.
 func TestAddProbedAgreesWithAdd(t *testing.T) {
 	docs := probeCorpus(t)
 	text := func(ts index.TextSettings) index.Settings { return index.Settings{Text: ts} }
@@ -246,6 +247,9 @@ func TestAddProbedAgreesWithAdd(t *testing.T) {
 			for _, d := range bad {
 				if err := b.AddProbed(d); !errors.Is(err, index.ErrSettings) {
 					t.Errorf("AddProbed(%s): %v, want ErrSettings", d.ID, err)
+				}
+				if _, err := b.QueryProbe(&d.Probe, nil); strings.HasPrefix(d.ID, "foreign") && !errors.Is(err, index.ErrSettings) {
+					t.Errorf("QueryProbe(%s): %v, want ErrSettings", d.ID, err)
 				}
 			}
 			if n := b.Len(); n != a.Len() {
