@@ -283,28 +283,13 @@ func BenchmarkQueryText(b *testing.B) {
 // SIMIDX_BENCH_TEXTS=1000000 it measures an index of a million texts,
 // whose 14 million band postings each commit's adds are spread over.
 func BenchmarkAddText(b *testing.B) {
-	for _, cf := range textIndexes {
-		b.Run(cf.name, func(b *testing.B) {
-			text, x := textBench(b, cf)
-			const batch = 1000
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				b.StopTimer()
-				ds := make([]index.Doc, batch)
-				size := 0
-				for j := range ds {
-					ds[j] = index.Doc{ID: fmt.Sprint("new", i, "-", j), Text: text()}
-					size += len(ds[j].Text)
-				}
-				b.SetBytes(int64(size))
-				b.StartTimer()
-				if err := x.Add(ds...); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchAdd(b, func(x *index.Index, ids []string, texts [][]byte) func() error {
+		ds := make([]index.Doc, len(ids))
+		for j := range ds {
+			ds[j] = index.Doc{ID: ids[j], Text: texts[j]}
+		}
+		return func() error { return x.Add(ds...) }
+	})
 }
 
 // BenchmarkAddProbed is BenchmarkAddText with the texts analyzed
@@ -312,6 +297,23 @@ func BenchmarkAddText(b *testing.B) {
 // serve adds the documents its handlers analyzed: the difference is the
 // cost of the analyses Add makes.
 func BenchmarkAddProbed(b *testing.B) {
+	benchAdd(b, func(x *index.Index, ids []string, texts [][]byte) func() error {
+		ds := make([]index.ProbedDoc, len(ids))
+		for j := range ds {
+			p, err := x.Probe(texts[j])
+			if err != nil {
+				b.Fatal(err)
+			}
+			ds[j] = index.ProbedDoc{ID: ids[j], Probe: p}
+		}
+		return func() error { return x.AddProbed(ds...) }
+	})
+}
+
+// benchAdd times, on each index of textIndexes, commits of batches of
+// 1,000 new texts of 30 to 80 words: prepare, untimed, makes a batch's
+// commit, which is timed.
+func benchAdd(b *testing.B, prepare func(x *index.Index, ids []string, texts [][]byte) func() error) {
 	for _, cf := range textIndexes {
 		b.Run(cf.name, func(b *testing.B) {
 			text, x := textBench(b, cf)
@@ -320,20 +322,16 @@ func BenchmarkAddProbed(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; b.Loop(); i++ {
 				b.StopTimer()
-				ds := make([]index.ProbedDoc, batch)
+				ids, texts := make([]string, batch), make([][]byte, batch)
 				size := 0
-				for j := range ds {
-					t := text()
-					p, err := x.Probe(t)
-					if err != nil {
-						b.Fatal(err)
-					}
-					ds[j] = index.ProbedDoc{ID: fmt.Sprint("new", i, "-", j), Probe: p}
-					size += len(t)
+				for j := range ids {
+					ids[j], texts[j] = fmt.Sprint("new", i, "-", j), text()
+					size += len(texts[j])
 				}
+				commit := prepare(x, ids, texts)
 				b.SetBytes(int64(size))
 				b.StartTimer()
-				if err := x.AddProbed(ds...); err != nil {
+				if err := commit(); err != nil {
 					b.Fatal(err)
 				}
 			}
