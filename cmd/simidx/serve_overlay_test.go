@@ -189,22 +189,9 @@ func TestOverlayChunks(t *testing.T) {
 // loaded server) up to 4,096 pending, then dropped as the applier does;
 // ns/op is per group of 5.
 func BenchmarkOverlayPublish(b *testing.B) {
-	x, err := index.Open(filepath.Join(b.TempDir(), "o.simidx"), &index.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer x.Close()
-	rng := rand.New(rand.NewPCG(3, 4))
-	ops := make([]*pendingOp, 4096)
-	for i := range ops {
-		ws := make([]string, 30+rng.IntN(51))
-		for j := range ws {
-			ws[j] = fmt.Sprint("w", rng.IntN(5000))
-		}
-		p, err := x.Probe([]byte(strings.Join(ws, " ")))
-		if err != nil {
-			b.Fatal(err)
-		}
+	_, ps := benchProbes(b, 4096, 3)
+	ops := make([]*pendingOp, len(ps))
+	for i, p := range ps {
 		ops[i] = &pendingOp{id: fmt.Sprint("d", i), probe: p, net: 1}
 	}
 	b.ReportAllocs()
@@ -229,37 +216,16 @@ func BenchmarkOverlayPublish(b *testing.B) {
 // pending adds published in groups of 5, as a loaded server holds them
 // between two commits to the index; ns/op is per query.
 func BenchmarkOverlayMatches(b *testing.B) {
-	x, err := index.Open(filepath.Join(b.TempDir(), "o.simidx"), &index.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer x.Close()
-	rng := rand.New(rand.NewPCG(5, 6))
-	text := func() string {
-		ws := make([]string, 30+rng.IntN(51))
-		for j := range ws {
-			ws[j] = fmt.Sprint("w", rng.IntN(5000))
-		}
-		return strings.Join(ws, " ")
-	}
+	x, ps := benchProbes(b, 1000+64, 5)
 	o := newOverlay(0)
 	for g := range 200 {
 		group := make([]*pendingOp, 5)
 		for j := range group {
-			p, err := x.Probe([]byte(text()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			group[j] = &pendingOp{id: fmt.Sprint("d", 5*g+j), probe: p, net: 1}
+			group[j] = &pendingOp{id: fmt.Sprint("d", 5*g+j), probe: ps[5*g+j], net: 1}
 		}
 		o.publish(group)
 	}
-	qs := make([]index.Probe, 64)
-	for i := range qs {
-		if qs[i], err = x.Probe([]byte(text())); err != nil {
-			b.Fatal(err)
-		}
-	}
+	qs := ps[1000:]
 	m, err := x.Matcher(nil)
 	if err != nil {
 		b.Fatal(err)
@@ -274,4 +240,28 @@ func BenchmarkOverlayMatches(b *testing.B) {
 		v.matches(m, &qs[i%len(qs)], "")
 		v.has(ids[i%len(ids)])
 	}
+}
+
+// benchProbes opens an index with the default settings (closed when b
+// ends) and returns it with the probes of n texts of 30 to 80 words drawn
+// from 5,000, from the random generator seeded with seed.
+func benchProbes(b *testing.B, n int, seed uint64) (*index.Index, []index.Probe) {
+	b.Helper()
+	x, err := index.Open(filepath.Join(b.TempDir(), "o.simidx"), &index.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	ps := make([]index.Probe, n)
+	for i := range ps {
+		ws := make([]string, 30+rng.IntN(51))
+		for j := range ws {
+			ws[j] = fmt.Sprint("w", rng.IntN(5000))
+		}
+		if ps[i], err = x.Probe([]byte(strings.Join(ws, " "))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return x, ps
 }
