@@ -177,10 +177,7 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 		return record{}, err
 	}
 	if d.Precomputed {
-		if x.lay.sets {
-			return record{}, fmt.Errorf("%w: document %q has a precomputed fingerprint, but the index's %s method needs text", ErrSettings, d.ID, x.settings.Text.Method)
-		}
-		return record{id: d.ID, fp: d.Fingerprint}, nil
+		return x.fingerprintRecord(d.ID, d.Fingerprint)
 	}
 	if len(d.Text) > MaxDocSize {
 		return record{}, fmt.Errorf("%w: document %q has %d bytes, more than %d", ErrTooLarge, d.ID, len(d.Text), MaxDocSize)
@@ -212,10 +209,7 @@ func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
 		return record{}, fmt.Errorf("%w: document %q has the zero Probe", ErrSettings, d.ID)
 	}
 	if !p.p.text {
-		if x.lay.sets {
-			return record{}, fmt.Errorf("%w: document %q has a fingerprint probe, but the index's %s method needs text", ErrSettings, d.ID, x.settings.Text.Method)
-		}
-		return record{id: d.ID, fp: p.p.fp}, nil
+		return x.fingerprintRecord(d.ID, p.p.fp)
 	}
 	if p.akey != x.akey {
 		return record{}, fmt.Errorf("%w: the probe of document %q was made under other text settings than the index's", ErrSettings, d.ID)
@@ -224,17 +218,20 @@ func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
 	if x.lay.sets {
 		r.set = slices.Clone(p.p.set[:min(len(p.p.set), MaxSetSize)])
 	}
-	k, b := 0, 0
-	if x.settings.MinHash {
-		k, b = x.settings.MinHashK, x.settings.Bands
+	if x.settings.MinHash { // of the index's shape: the key says so
 		r.sig = slices.Clone(p.p.sig)
 		r.bands = slices.Clone(p.p.bands)
 	}
-	if len(p.p.sig) != k || len(p.p.bands) != b {
-		return record{}, fmt.Errorf("%w: the probe of document %q has %d MinHash values and %d bands, the index %d and %d",
-			ErrSettings, d.ID, len(p.p.sig), len(p.p.bands), k, b)
-	}
 	return r, nil
+}
+
+// fingerprintRecord returns the record of the document id with only a
+// fingerprint, which an index of a set method refuses.
+func (x *Index) fingerprintRecord(id string, fp uint64) (record, error) {
+	if x.lay.sets {
+		return record{}, fmt.Errorf("%w: document %q has only a fingerprint, but the index's %s method needs text", ErrSettings, id, x.settings.Text.Method)
+	}
+	return record{id: id, fp: fp}, nil
 }
 
 // meta holds the counters of the meta bucket.

@@ -119,6 +119,3 @@ func (l *hashList) find(h uint64) []int32 {
 	}
 	return l.ns[lo:e:e]
 }
-
-// len returns the number of pairs.
-func (l *hashList) len() int { return len(l.hs) }

@@ -50,8 +50,8 @@ func TestHashList(t *testing.T) {
 					for _, v := range want {
 						total += len(v)
 					}
-					if l.len() != total {
-						t.Fatalf("%s %v: %d pairs, want %d", what, sizes, l.len(), total)
+					if len(l.hs) != total {
+						t.Fatalf("%s %v: %d pairs, want %d", what, sizes, len(l.hs), total)
 					}
 					for _, h := range append(hs, rng.Uint64(), 0, ^uint64(0), 0xabc<<52) {
 						w := slices.Clone(want[h])
