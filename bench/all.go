@@ -332,11 +332,11 @@ const serveNote = `### simidx serve under load
 The load test of the HTTP server (subcommand ` + "`serve`" + `: a million documents,
 concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
 rate) is run on its own; its figures and commands are in
-[docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients: 18,000 to
-23,000 queries a second at a p99 of 4 to 5 ms (the server's own p99 under 0.5 ms), 5,100
-to 6,700 durable adds a second at a p99 of 8.5 to 9.5 ms, and in the mixed phase (a fifth
-of the requests adds) adds at a p99 of 9.6 to 14 ms; the VM's speed drifts by a fifth
-from one hour to the next.
+[docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients: 17,500 to
+23,400 queries a second at a p99 of 3.5 to 5.1 ms (the server's own p99 under 0.5 ms),
+5,100 to 6,700 durable adds a second at a p99 of 8.4 to 9.5 ms, and in the mixed phase (a
+fifth of the requests adds) adds at a p99 of 9.6 to 15.7 ms; the VM's speed drifts by up
+to a third from one hour to the next.
 
 The journal's zeros ahead of the appends, in alternating 15-second add phases
 (` + "`go run . serve -n 1000000 -clients 12 -duration 15s -phases add -wrk=false`" + `, two
