@@ -203,10 +203,9 @@ func benchTexts() int {
 	return 10_000
 }
 
-// textBench returns a generator of texts of 30 to 80 words drawn from the
-// licence texts, and an index of config cf holding benchN() precomputed
-// fingerprints and benchTexts() such texts.
-func textBench(b *testing.B, cf textIndex) (func() []byte, *index.Index) {
+// textGen returns a generator of texts of 30 to 80 words drawn from the
+// licence texts, the same sequence in every benchmark.
+func textGen(b *testing.B) func() []byte {
 	b.Helper()
 	lic, err := filepath.Glob("../testdata/licenses/*.txt")
 	if err != nil || len(lic) == 0 {
@@ -228,6 +227,15 @@ func textBench(b *testing.B, cf textIndex) (func() []byte, *index.Index) {
 		}
 		return []byte(strings.Join(ws, " "))
 	}
+	return text
+}
+
+// textBench returns a generator of texts of 30 to 80 words drawn from the
+// licence texts, and an index of config cf holding benchN() precomputed
+// fingerprints and benchTexts() such texts.
+func textBench(b *testing.B, cf textIndex) (func() []byte, *index.Index) {
+	b.Helper()
+	text := textGen(b)
 	c := benchCorpus(benchN())
 	x, err := index.Open(filepath.Join(b.TempDir(), "t.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter, RecentBands: cf.recent,
 		Settings: &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !cf.mh}})
@@ -273,6 +281,72 @@ func BenchmarkQueryText(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkQueryEdited measures Query as simidx serve's load test asks
+// it: against an index of benchN() precomputed fingerprints and
+// benchTexts() texts of 30 to 80 words added online in commits of 1,000,
+// with the band filter, half the queries are copies of stored texts with
+// two words replaced (their bands and table groups hold a match) and half
+// new texts. With "level" the added texts are in the in-memory levels (as
+// until a merge, which by default waits for 65,536 of them), with
+// "bucket" they are merged at every commit.
+func BenchmarkQueryEdited(b *testing.B) {
+	for _, recent := range []int{0, -1} {
+		b.Run(map[int]string{0: "level", -1: "bucket"}[recent], func(b *testing.B) {
+			text := textGen(b)
+			c := benchCorpus(benchN())
+			x, err := index.Open(filepath.Join(b.TempDir(), "e.simidx"), &index.Options{NoSync: true, BandFilter: true, RecentBands: recent,
+				Settings: &index.Settings{ExpectedDocs: len(c.fps)}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer x.Close()
+			if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
+				b.Fatal(err)
+			}
+			stored := make([][]byte, benchTexts())
+			for lo := 0; lo < len(stored); lo += 1000 {
+				var ds []index.Doc
+				for i := lo; i < min(lo+1000, len(stored)); i++ {
+					stored[i] = text()
+					ds = append(ds, index.Doc{ID: "text" + strconv.Itoa(i), Text: stored[i]})
+				}
+				if err := x.Add(ds...); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rng := rand.New(rand.NewPCG(7, 8))
+			qs := make([][]byte, 4096)
+			size, found := 0, 0
+			for i := range qs {
+				if i%2 == 0 {
+					ws := strings.Fields(string(stored[rng.IntN(len(stored))]))
+					for range 2 {
+						ws[rng.IntN(len(ws))] = "edited"
+					}
+					qs[i] = []byte(strings.Join(ws, " "))
+				} else {
+					qs[i] = text()
+				}
+				size += len(qs[i])
+				if ms, err := x.Query(qs[i], nil); err != nil {
+					b.Fatal(err)
+				} else if len(ms) > 0 {
+					found++
+				}
+			}
+			b.SetBytes(int64(size / len(qs)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, err := x.Query(qs[i%len(qs)], nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(found)/float64(len(qs)), "found/query")
 		})
 	}
 }

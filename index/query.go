@@ -262,14 +262,17 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		return nil, nil
 	}
 	hits := make([]hit, 0, 16)
+	docs := tx.Bucket(bucketDocs) // opened once: each tx.Bucket is a seek
 	if q.fp {
 		var kbuf [8]byte
 		c := tx.Bucket(bucketTables).Cursor()
 		tl := x.recentTableLevels()
 		levels := !tl.empty()
-		var near []recentEnt
-		var tw []uint32 // the tables' watermarks, read once if needed
 		kb := uint(64 - x.settings.Design.KeyBits)
+		var ids []uint64 // each table's group of the query, for the levels
+		if levels {
+			ids = make([]uint64, len(x.tables))
+		}
 		for i := range x.tables {
 			t := &x.tables[i]
 			p := t.permute(pr.fp)
@@ -278,24 +281,28 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 				hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
 			}
 			if levels {
-				start := len(near)
-				for _, r := range tl {
-					near = r.appendNear(near, groupID(i, p>>kb), pr.fp, q.maxDist)
-				}
-				if len(near) > start {
-					// Below the table's watermark the bucket has them.
-					// (The watermarks are read only for a query that
-					// finds something in the levels: most find nothing.)
-					if tw == nil {
-						tw = x.tableWatermarks(tx)
-					}
-					near = append(near[:start], slices.DeleteFunc(near[start:], func(e recentEnt) bool { return e.n < tw[i] })...)
-				}
+				ids[i] = groupID(i, p>>kb)
 			}
 		}
-		if len(near) > 0 {
-			for _, e := range verifyRecent(near, tx.Bucket(bucketDocs).Cursor(), 0) {
-				hits = append(hits, hit{n: e.n, d: bits.OnesCount64(e.fp ^ pr.fp)})
+		if levels {
+			var tes []tableEnt
+			for _, r := range tl {
+				tes = r.appendNearGroups(tes, ids, pr.fp, q.maxDist)
+			}
+			if len(tes) > 0 {
+				// Below its table's watermark the bucket has an entry. (The
+				// watermarks are read only for a query that finds something
+				// in the levels: most find nothing.)
+				tw := x.tableWatermarks(tx)
+				near := make([]recentEnt, 0, len(tes))
+				for _, e := range tes {
+					if e.n >= tw[e.t] {
+						near = append(near, e.recentEnt)
+					}
+				}
+				for _, e := range verifyRecent(near, docs.Cursor(), 0) {
+					hits = append(hits, hit{n: e.n, d: bits.OnesCount64(e.fp ^ pr.fp)})
+				}
 			}
 		}
 	}
@@ -317,39 +324,45 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 		}
 	}
 	if q.minSim > 0 && len(pr.bands) > 0 {
+		// The bands the filter may hold, asked in one pass so that its
+		// cache misses (about one a band) overlap.
+		ks := make([]recentKey, 0, len(pr.bands))
+		for i, h := range pr.bands {
+			if bf == nil || bf.has(i, h) {
+				ks = append(ks, recentKey{h: h, b: uint8(i)})
+			} // else no stored document has this band
+		}
+		var recent []keyDoc
+		if lv := x.recentLevels(); lv[0] != nil && len(ks) > 0 {
+			recent = x.recentKeyDocs(lv, docs.Cursor(), ks)
+		}
 		// One cursor for every band: a bbolt Get makes (and allocates) a
 		// new one each time.
 		bc := tx.Bucket(bucketBands).Cursor()
-		lv := x.recentLevels()
-		var rc *bolt.Cursor // of the docs bucket, for the in-memory level
 		var bms []*roaring.Bitmap
 		var bk [9]byte
-		var recent []uint32
-		for i, h := range pr.bands {
-			if bf != nil && !bf.has(i, h) {
-				continue // no stored document has this band
-			}
+		var nums []uint32
+		for ki, key := range ks {
 			var b *roaring.Bitmap
-			bk[0] = byte(i)
-			binary.BigEndian.PutUint64(bk[1:], h)
+			bk[0] = key.b
+			binary.BigEndian.PutUint64(bk[1:], key.h)
 			if k, v := bc.Seek(bk[:]); v != nil && bytes.Equal(k, bk[:]) {
 				b = roaring.New()
 				if _, err := b.FromBuffer(v); err != nil {
 					return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 				}
 			}
-			if lv[0] != nil {
-				if rc == nil {
-					rc = tx.Bucket(bucketDocs).Cursor()
+			nums = nums[:0]
+			for ; len(recent) > 0 && recent[0].k == uint32(ki); recent = recent[1:] {
+				nums = append(nums, recent[0].n)
+			}
+			if len(nums) > 0 {
+				if b == nil {
+					b = roaring.New()
+				} else {
+					b = b.Clone() // FromBuffer's bitmap reads the page
 				}
-				if recent = x.recentDocs(recent[:0], lv, rc, i, h); len(recent) > 0 {
-					if b == nil {
-						b = roaring.New()
-					} else {
-						b = b.Clone() // FromBuffer's bitmap reads the page
-					}
-					b.AddMany(recent)
-				}
+				b.AddMany(nums)
 			}
 			if b != nil {
 				bms = append(bms, b)
@@ -380,7 +393,7 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	slices.SortFunc(hits, func(a, b hit) int { return cmp.Compare(a.n, b.n) })
 	hits = slices.CompactFunc(hits, func(a, b hit) bool { return a.n == b.n })
 	// One cursor for every record: a bbolt Get makes a new cursor each time.
-	dc := tx.Bucket(bucketDocs).Cursor()
+	dc := docs.Cursor()
 	// The candidates' signatures are decoded into one buffer, on the
 	// stack for the usual sizes.
 	var sigBuf [128]uint64

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"encoding/binary"
 	"iter"
 	"slices"
@@ -20,7 +21,7 @@ import (
 // The level is a superset: it gains entries before the commit that makes
 // them visible and keeps those of documents since replaced or deleted.
 // Readers verify every entry against the document's record in their
-// transaction (recentDocs).
+// transaction (recentKeyDocs).
 type recentBands struct {
 	mu   sync.RWMutex
 	one  map[recentKey]uint32   // the first document of each key
@@ -63,17 +64,25 @@ func containsDoc(ns []uint32, n uint32) bool {
 	return false
 }
 
-// appendDocs appends to dst the documents of band b with hash h, unverified.
-func (r *recentBands) appendDocs(dst []uint32, b int, h uint64) []uint32 {
+// keyDoc is document n under the key at index k of a lookup's keys.
+type keyDoc struct{ n, k uint32 }
+
+// appendKeyDocs appends to dst the documents of each key ks[i], tagged
+// with i, unverified. It takes the level's lock once, and costs a map
+// lookup per key.
+func (r *recentBands) appendKeyDocs(dst []keyDoc, ks []recentKey) []keyDoc {
 	if r == nil {
 		return dst
 	}
-	k := recentKey{h: h, b: uint8(b)}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	if n, ok := r.one[k]; ok {
-		dst = append(dst, n)
-		dst = append(dst, r.more[k]...)
+	for i, k := range ks {
+		if n, ok := r.one[k]; ok {
+			dst = append(dst, keyDoc{n: n, k: uint32(i)})
+			for _, m := range r.more[k] {
+				dst = append(dst, keyDoc{n: m, k: uint32(i)})
+			}
+		}
 	}
 	return dst
 }
@@ -129,29 +138,61 @@ func (x *Index) view(fn func(*bolt.Tx) error) error {
 // recentDocs appends to dst the documents of band b with hash h in the
 // levels lv whose record in tx has that band: documents committed in tx's
 // snapshot, not replaced since, each once, in document order. docs is a
-// cursor of the docs bucket. Cost: a sort of the level's documents of the
-// key and a seek per distinct one.
+// cursor of the docs bucket. Cost: as recentKeyDocs for one key.
 func (x *Index) recentDocs(dst []uint32, lv levels, docs *bolt.Cursor, b int, h uint64) []uint32 {
-	start := len(dst)
+	for _, d := range x.recentKeyDocs(lv, docs, []recentKey{{h: h, b: uint8(b)}}) {
+		dst = append(dst, d.n)
+	}
+	return dst
+}
+
+// recentKeyDocs returns the documents of the band keys ks in the levels lv
+// whose record in tx has that band (documents committed in tx's snapshot,
+// not replaced since), each once per key, tagged with the key's index in
+// ks and sorted by it, then by document. docs is a cursor of the docs
+// bucket. Cost: a map lookup per key and level, a sort of the documents
+// found, and one seek per distinct document, however many of the keys it
+// is under (a near copy is under most of a query's bands).
+func (x *Index) recentKeyDocs(lv levels, docs *bolt.Cursor, ks []recentKey) []keyDoc {
+	var ds []keyDoc
 	for _, r := range lv {
-		dst = r.appendDocs(dst, b, h)
+		ds = r.appendKeyDocs(ds, ks)
 	}
-	// Sorted, a document in two levels is found once, and the seeks go
-	// forward.
-	slices.Sort(dst[start:])
-	dst = append(dst[:start], slices.Compact(dst[start:])...)
-	out := dst[:start]
+	if len(ds) == 0 {
+		return nil
+	}
+	// By document, so that each record is read once and the seeks go
+	// forward; a document in two levels is found once.
+	slices.SortFunc(ds, func(a, b keyDoc) int {
+		if c := cmp.Compare(a.n, b.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k, b.k)
+	})
+	ds = slices.Compact(ds)
+	out := ds[:0] // writes behind the reads
 	var dk [4]byte
-	for _, n := range dst[start:] {
+	for i := 0; i < len(ds); {
+		n, j := ds[i].n, i+1
+		for j < len(ds) && ds[j].n == n {
+			j++
+		}
 		key := binary.BigEndian.AppendUint32(dk[:0], n)
-		k, v := docs.Seek(key)
-		if string(k) != string(key) {
-			continue
+		if k, v := docs.Seek(key); string(k) == string(key) {
+			for _, d := range ds[i:j] {
+				if bh, ok := bandOf(v, x.lay, int(ks[d.k].b)); ok && bh == ks[d.k].h {
+					out = append(out, d)
+				}
+			}
 		}
-		if bh, ok := bandOf(v, x.lay, b); ok && bh == h {
-			out = append(out, n)
-		}
+		i = j
 	}
+	slices.SortFunc(out, func(a, b keyDoc) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	})
 	return out
 }
 

@@ -58,17 +58,27 @@ func (r *recentTables) add(x *Index, n uint32, fp uint64) {
 	}
 }
 
-// appendNear appends to dst the entries of group id within distance d of
-// fingerprint fp, unverified.
-func (r *recentTables) appendNear(dst []recentEnt, id uint64, fp uint64, d int) []recentEnt {
+// tableEnt is an entry of the level found under table t.
+type tableEnt struct {
+	recentEnt
+	t int
+}
+
+// appendNearGroups appends to dst the entries within distance d of
+// fingerprint fp of group ids[t] of each table t, tagged with t,
+// unverified. It takes the level's lock once, and costs a map lookup per
+// table and a popcount per entry of the groups.
+func (r *recentTables) appendNearGroups(dst []tableEnt, ids []uint64, fp uint64, d int) []tableEnt {
 	if r == nil {
 		return dst
 	}
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	for _, e := range r.ents[id] {
-		if bits.OnesCount64(e.fp^fp) <= d {
-			dst = append(dst, e)
+	for t, id := range ids {
+		for _, e := range r.ents[id] {
+			if bits.OnesCount64(e.fp^fp) <= d {
+				dst = append(dst, tableEnt{recentEnt: e, t: t})
+			}
 		}
 	}
 	return dst
