@@ -126,18 +126,33 @@ func buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 // posting and exact hash in the index, with room for at least capacity
 // keys, or leaves it off (nil) without Options.BandFilter. The caller holds x.wmu, or is
 // Open: no write may commit during the scan.
+//
+// The filter is sized by the keys the index holds (half as many again),
+// not by its documents: a document added by fingerprint has none, and a
+// filter sized for (Bands+1) keys per document of an index of a million
+// fingerprints and a few texts would take 34 MB, a cache miss per lookup,
+// for a few thousand keys. The first scan assumes every document has its
+// keys; when far fewer were found, a second, short, scan builds the small
+// filter.
 func (x *Index) rebuildBandFilter(capacity int64) error {
 	if !x.useFilter {
 		return nil
 	}
-	capacity = max(capacity, 3*int64(x.filterKeysPerDoc())*x.count.Load()/2)
+	guess := max(capacity, 3*int64(x.filterKeysPerDoc())*x.count.Load()/2)
 	var f *bandFilter
 	err := x.view(func(tx *bolt.Tx) error {
-		f = buildBandFilter(tx, capacity)
-		for _, r := range x.recentLevels() {
-			for _, k := range r.keys() {
-				f.add(int(k.b), k.h)
+		build := func(capacity int64) *bandFilter {
+			f := buildBandFilter(tx, capacity)
+			for _, r := range x.recentLevels() {
+				for _, k := range r.keys() {
+					f.add(int(k.b), k.h)
+				}
 			}
+			return f
+		}
+		f = build(guess)
+		if need := max(capacity, 3*f.keys.Load()/2); need < guess/4 {
+			f = build(need)
 		}
 		return nil
 	})

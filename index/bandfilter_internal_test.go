@@ -109,3 +109,68 @@ func TestBandFilterGrows(t *testing.T) {
 		t.Errorf("1000 upserts of stored texts grew the filter from room for %d keys to %d", limit, g.limit)
 	}
 }
+
+// TestBandFilterSizedByKeys checks that the filter of an index of many
+// fingerprints and a few texts is sized by the texts' keys, not by the
+// documents, and that it still holds every key after a reopen.
+func TestBandFilterSizedByKeys(t *testing.T) {
+	path := t.TempDir() + "/fps.simidx"
+	x, err := Open(path, &Options{NoSync: true, BandFilter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	docs := make([]Doc, 20_000)
+	for i := range docs {
+		docs[i] = Doc{ID: fmt.Sprint("fp", i), Fingerprint: rng.Uint64(), Precomputed: true}
+	}
+	for i := range 100 {
+		var text []byte
+		for range 60 {
+			text = append(text, fmt.Sprintf("w%d ", rng.IntN(5000))...)
+		}
+		docs = append(docs, Doc{ID: fmt.Sprint("text", i), Text: text})
+	}
+	if err := x.Add(docs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if x, err = Open(path, &Options{BandFilter: true}); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	f := x.filter.Load()
+	// 100 texts have at most 1,500 keys; sized by documents the filter
+	// would have room for 1.5*15*20,100. (The count of keys that set a new
+	// bit depends on the order of the adds, which follows a map's.)
+	if keys := f.keys.Load(); keys > 1500 || f.limit > 3*1500/2 {
+		t.Errorf("filter of 20,000 fingerprints and 100 texts: room for %d keys, %d keys", f.limit, keys)
+	}
+	err = x.db.View(func(tx *bolt.Tx) error {
+		for _, name := range [][]byte{bucketBands, bucketExact} {
+			c := tx.Bucket(name).Cursor()
+			for k, _ := c.First(); k != nil; k, _ = c.Next() {
+				b, h := exactBand, binary.BigEndian.Uint64(k)
+				if len(k) == 9 {
+					b, h = int(k[0]), binary.BigEndian.Uint64(k[1:])
+				}
+				if !f.has(b, h) {
+					t.Fatalf("key %x of %s not in the filter", k, name)
+				}
+			}
+		}
+		for _, r := range x.recentLevels() {
+			for _, k := range r.keys() {
+				if !f.has(int(k.b), k.h) {
+					t.Fatalf("recent key %+v not in the filter", k)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
