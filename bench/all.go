@@ -332,7 +332,7 @@ const serveNote = `### simidx serve under load
 The load test of the HTTP server (subcommand ` + "`serve`" + `: a million documents,
 concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
 rate) is run on its own; its figures and commands are in
-[docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients: 17,500 to
+[docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients: 15,600 to
 23,400 queries a second at a p99 of 3.5 to 5.1 ms (the server's own p99 under 0.5 ms),
 5,100 to 6,700 durable adds a second at a p99 of 8.4 to 9.5 ms, and in the mixed phase (a
 fifth of the requests adds) adds at a p99 of 9.6 to 15.7 ms; the VM's speed drifts by up
