@@ -131,14 +131,19 @@ func buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 // not by its documents: a document added by fingerprint has none, and a
 // filter sized for (Bands+1) keys per document of an index of a million
 // fingerprints and a few texts would take 34 MB, a cache miss per lookup,
-// for a few thousand keys. The first scan assumes every document has its
-// keys; when far fewer were found, a second, short, scan builds the small
-// filter.
+// for a few thousand keys. At Open and after a Load (capacity 0) the
+// first scan assumes every document has its keys; when far fewer were
+// found, a second, short, scan builds the small filter, so that Open
+// briefly allocates the larger one. A growth (capacity > 0) builds at
+// capacity, and again larger only if the keys found do not fit.
 func (x *Index) rebuildBandFilter(capacity int64) error {
 	if !x.useFilter {
 		return nil
 	}
-	guess := max(capacity, 3*int64(x.filterKeysPerDoc())*x.count.Load()/2)
+	first := max(capacity, filterMinKeys)
+	if capacity == 0 {
+		first = max(first, 3*int64(x.filterKeysPerDoc())*x.count.Load()/2)
+	}
 	var f *bandFilter
 	err := x.view(func(tx *bolt.Tx) error {
 		build := func(capacity int64) *bandFilter {
@@ -150,8 +155,8 @@ func (x *Index) rebuildBandFilter(capacity int64) error {
 			}
 			return f
 		}
-		f = build(guess)
-		if need := max(capacity, 3*f.keys.Load()/2); need < guess/4 {
+		f = build(first)
+		if need := max(capacity, 3*f.keys.Load()/2, filterMinKeys); need > f.limit || need < first/4 {
 			f = build(need)
 		}
 		return nil

@@ -17,9 +17,17 @@ import (
 
 // TestBandFilter checks that an index with Options.BandFilter answers
 // every query as the same index without it, through bulk loads, adds that
-// grow the filter many times over, replaces and deletes.
+// grow the filter many times over, replaces and deletes; and the same
+// with 20,000 fingerprints added first and the index reopened, so that
+// the filter is built small (sized by its keys) and then grows.
 func TestBandFilter(t *testing.T) {
 	t.Parallel()
+	for _, fps := range []int{0, 20_000} {
+		t.Run(fmt.Sprint(fps, "-fingerprints"), func(t *testing.T) { testBandFilter(t, fps) })
+	}
+}
+
+func testBandFilter(t *testing.T, fps int) {
 	docs := licenseDocs(t)
 	dir := t.TempDir()
 	open := func(name string, filter bool) *index.Index {
@@ -33,6 +41,21 @@ func TestBandFilter(t *testing.T) {
 	}
 	plain, filtered := open("plain.simidx", false), open("filtered.simidx", true)
 	rng := rand.New(rand.NewPCG(7, 8))
+	if fps > 0 {
+		ds := make([]index.Doc, fps)
+		for i := range ds {
+			ds[i] = index.Doc{ID: fmt.Sprint("fp", i), Fingerprint: rng.Uint64(), Precomputed: true}
+		}
+		for _, x := range []*index.Index{plain, filtered} {
+			if err := x.Add(ds...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := filtered.Close(); err != nil {
+			t.Fatal(err)
+		}
+		filtered = open("filtered.simidx", true)
+	}
 	edit := func(text []byte) []byte {
 		ws := strings.Fields(string(text))
 		for range 1 + len(ws)/10 {

@@ -65,9 +65,11 @@ type Options struct {
 	// (most texts). It is for long-running processes that answer many
 	// queries (simidx serve): Open then scans the keys of the band
 	// postings and the exact hashes, and the filter takes 1.5 bytes per
-	// key of capacity: 1.5 times the keys the index holds at Open (up to
-	// Bands+1 per document with text, none for a document added by
-	// fingerprint), doubled as more are added.
+	// key of capacity: room for (Bands+1)*1.5*Len() keys with the MinHash
+	// layer, 1.5*Len() without it, or for 1.5 times the keys the index
+	// holds when that is less than a quarter of it (a document added by
+	// fingerprint has no keys), allocated briefly at Open all the same;
+	// doubled as more keys are added.
 	BandFilter bool
 
 	// RecentBands is the number of added documents whose permuted-table
