@@ -273,15 +273,20 @@ func BenchmarkQueryText(b *testing.B) {
 				qs[i] = text()
 				size += len(qs[i])
 			}
-			b.SetBytes(int64(size / len(qs)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				if _, err := x.Query(qs[i%len(qs)], nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchQueries(b, x, qs, size)
 		})
+	}
+}
+
+// benchQueries times Query of the texts qs, size bytes in all, in turn.
+func benchQueries(b *testing.B, x *index.Index, qs [][]byte, size int) {
+	b.SetBytes(int64(size / len(qs)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := x.Query(qs[i%len(qs)], nil); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
@@ -338,14 +343,7 @@ func BenchmarkQueryEdited(b *testing.B) {
 					found++
 				}
 			}
-			b.SetBytes(int64(size / len(qs)))
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				if _, err := x.Query(qs[i%len(qs)], nil); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchQueries(b, x, qs, size)
 			b.ReportMetric(float64(found)/float64(len(qs)), "found/query")
 		})
 	}

@@ -398,17 +398,12 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	// stack for the usual sizes.
 	var sigBuf [128]uint64
 	sig, set := sigBuf[:0], []uint64(nil)
-	var dk [4]byte
 	out := make([]found, 0, len(hits))
 	for _, h := range hits {
 		if int64(h.n) == pr.self {
 			continue
 		}
-		key := binary.BigEndian.AppendUint32(dk[:0], h.n)
-		k, v := dc.Seek(key)
-		if !bytes.Equal(k, key) {
-			v = nil
-		}
+		v := seekRecord(dc, h.n)
 		if len(v) < 9 {
 			return nil, fmt.Errorf("%w: document %d in a table or posting has no record", ErrCorrupt, h.n)
 		}

@@ -171,18 +171,15 @@ func (x *Index) recentKeyDocs(lv levels, docs *bolt.Cursor, ks []recentKey) []ke
 	})
 	ds = slices.Compact(ds)
 	out := ds[:0] // writes behind the reads
-	var dk [4]byte
 	for i := 0; i < len(ds); {
 		n, j := ds[i].n, i+1
 		for j < len(ds) && ds[j].n == n {
 			j++
 		}
-		key := binary.BigEndian.AppendUint32(dk[:0], n)
-		if k, v := docs.Seek(key); string(k) == string(key) {
-			for _, d := range ds[i:j] {
-				if bh, ok := bandOf(v, x.lay, int(ks[d.k].b)); ok && bh == ks[d.k].h {
-					out = append(out, d)
-				}
+		v := seekRecord(docs, n)
+		for _, d := range ds[i:j] {
+			if bh, ok := bandOf(v, x.lay, int(ks[d.k].b)); ok && bh == ks[d.k].h {
+				out = append(out, d)
 			}
 		}
 		i = j

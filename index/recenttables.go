@@ -150,17 +150,13 @@ func verifyRecent(es []recentEnt, docs *bolt.Cursor, w uint32) []recentEnt {
 	})
 	es = slices.Compact(es)
 	out := es[:0] // writes behind the reads
-	var dk [4]byte
 	for _, e := range es {
 		if e.n < w {
 			continue
 		}
-		key := binary.BigEndian.AppendUint32(dk[:0], e.n)
-		k, v := docs.Seek(key)
-		if string(k) != string(key) || len(v) < 8 || binary.BigEndian.Uint64(v) != e.fp {
-			continue
+		if v := seekRecord(docs, e.n); len(v) >= 8 && binary.BigEndian.Uint64(v) == e.fp {
+			out = append(out, e)
 		}
-		out = append(out, e)
 	}
 	return out
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"slices"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // A record is the value of a document in the docs bucket:
@@ -34,6 +36,18 @@ type layout struct {
 
 // docKey returns the key of document number n in the docs bucket.
 func docKey(n uint32) []byte { return binary.BigEndian.AppendUint32(make([]byte, 0, 4), n) }
+
+// seekRecord returns the record of document n through c, a cursor of the
+// docs bucket, or nil if there is none. It costs one cursor seek, forward
+// seeks cheapest, and allocates nothing.
+func seekRecord(c *bolt.Cursor, n uint32) []byte {
+	var dk [4]byte
+	key := binary.BigEndian.AppendUint32(dk[:0], n)
+	if k, v := c.Seek(key); string(k) == string(key) {
+		return v
+	}
+	return nil
+}
 
 // encodeRecord appends the encoding of r to b for an index of layout l.
 func encodeRecord(b []byte, r *record, l layout) []byte {
