@@ -41,7 +41,7 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 	}
 	q.limit = 0
 	var clusters []Cluster
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		m := x.readMeta(tx)
 		parent := make([]uint32, m.next)
 		for i := range parent {
@@ -55,7 +55,7 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 			return n
 		}
 		linked := false
-		err := x.pairs(ctx, tx, q, func(a, b uint32, _ int, _ float64) error {
+		err := x.pairs(ctx, tx, bf, q, func(a, b uint32, _ int, _ float64) error {
 			if a >= m.next || b >= m.next {
 				return nil
 			}
@@ -132,7 +132,7 @@ func (x *Index) SimilarID(id string) (string, error) {
 		return "", err
 	}
 	rep := id
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		n, r, err := x.lookup(tx, id, true)
 		if err != nil {
 			return err
@@ -151,7 +151,7 @@ func (x *Index) SimilarID(id string) (string, error) {
 					rep = r.id
 				}
 			}
-			ms, err := x.find(tx, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(a)}, q)
+			ms, err := x.find(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(a)}, q)
 			if err != nil {
 				return err
 			}

@@ -55,10 +55,10 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 	if err != nil {
 		return err
 	}
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		docs := tx.Bucket(bucketDocs)
 		sent := 0
-		return x.pairs(ctx, tx, q, func(a, b uint32, d int, sim float64) error {
+		return x.pairs(ctx, tx, bf, q, func(a, b uint32, d int, sim float64) error {
 			p := Pair{
 				A:          idOf(docs.Get(docKey(a)), x.lay),
 				B:          idOf(docs.Get(docKey(b)), x.lay),
@@ -84,8 +84,8 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 }
 
 // pairs calls fn with the document numbers of every pair within q, each
-// once.
-func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+// once. bf is tx's band filter (see viewFiltered).
+func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
 	if loading(tx) {
 		return nil
 	}
@@ -100,7 +100,7 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a
 		}
 	}
 	if x.lay.sets {
-		return x.setPairs(ctx, tx, q, fn)
+		return x.setPairs(ctx, tx, bf, q, fn)
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (x *Index) pairSetSimilarity(va, vb []byte) float64 {
 // exact copies and were not reported from the tables, each once: for every
 // document a, it finds the matches of a's set and exact hash, as a query,
 // and reports those numbered above a.
-func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
 	sq := q
 	sq.fp, sq.minSim, sq.limit = false, 0, 0
 	c := tx.Bucket(bucketDocs).Cursor()
@@ -281,7 +281,7 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fun
 			continue
 		}
 		a := binary.BigEndian.Uint32(k)
-		ms, err := x.find(tx, probe{fp: r.fp, text: true, exact: r.exact, set: r.set, self: int64(a)}, sq)
+		ms, err := x.find(tx, bf, probe{fp: r.fp, text: true, exact: r.exact, set: r.set, self: int64(a)}, sq)
 		if err != nil {
 			return err
 		}

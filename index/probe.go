@@ -156,9 +156,9 @@ func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
 	}
 	q.fp = q.fp || p.byFP
 	var ms []Match
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		var err error
-		ms, err = x.search(tx, p.p, q)
+		ms, err = x.search(tx, bf, p.p, q)
 		return err
 	})
 	return ms, boltErr(err)

@@ -98,9 +98,9 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	defer x.pool.Put(a)
 	an := a.analyze(text)
 	var ms []Match
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		var err error
-		ms, err = x.search(tx, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, self: -1}, q)
+		ms, err = x.search(tx, bf, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, self: -1}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -125,9 +125,9 @@ func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error)
 	}
 	q.fp, q.minSim = true, 0
 	var ms []Match
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		var err error
-		ms, err = x.search(tx, probe{fp: fp, self: -1}, q)
+		ms, err = x.search(tx, bf, probe{fp: fp, self: -1}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -146,7 +146,7 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 		return nil, err
 	}
 	var ms []Match
-	err = x.view(func(tx *bolt.Tx) error {
+	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		n, r, err := x.lookup(tx, id, true)
 		if err != nil {
 			return err
@@ -157,7 +157,7 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 			}
 			q.minSim = 0 // added by fingerprint: the fingerprint rule alone
 		}
-		ms, err = x.search(tx, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(n)}, q)
+		ms, err = x.search(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(n)}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -231,9 +231,9 @@ type probe struct {
 	self  int64    // document number to leave out, or -1
 }
 
-// search runs a query in tx.
-func (x *Index) search(tx *bolt.Tx, pr probe, q queryParams) ([]Match, error) {
-	found, err := x.find(tx, pr, q)
+// search runs a query in tx, with tx's band filter bf (see viewFiltered).
+func (x *Index) search(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]Match, error) {
+	found, err := x.find(tx, bf, pr, q)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ type found struct {
 }
 
 // find returns the documents matching pr in tx, in document-number order.
-func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
+func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]found, error) {
 	if loading(tx) {
 		return nil, nil
 	}
@@ -308,7 +308,6 @@ func (x *Index) find(tx *bolt.Tx, pr probe, q queryParams) ([]found, error) {
 	}
 	const unknown = -1 // distance not yet computed
 	var exactSet map[uint32]bool
-	bf := x.filter.Load()
 	if pr.text && (bf == nil || bf.has(exactBand, pr.exact)) {
 		prefix := exactKey(pr.exact, 0)[:8]
 		c := tx.Bucket(bucketExact).Cursor()
