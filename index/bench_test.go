@@ -493,3 +493,26 @@ func BenchmarkAddTextMerge(b *testing.B) {
 	b.ReportMetric(float64(ds[len(ds)/2].Microseconds())/1000, "median-commit-ms")
 	b.ReportMetric(float64(len(ds)), "commits")
 }
+
+// BenchmarkAnalyze measures the analysis of a text with the default
+// settings, as a query or an add of text makes it: the tokens, the
+// simhash fingerprint, the exact hash, the MinHash signature and its band
+// hashes, for texts of 30 to 80 words drawn from the licence texts.
+func BenchmarkAnalyze(b *testing.B) {
+	text := textGen(b)
+	texts := make([][]byte, 1000)
+	size := 0
+	for i := range texts {
+		texts[i] = text()
+		size += len(texts[i])
+	}
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(size / len(texts)))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		f.Analyze(texts[i%len(texts)])
+	}
+}

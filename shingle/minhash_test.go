@@ -3,6 +3,7 @@ package shingle_test
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/simidx/simidx/shingle"
@@ -113,6 +114,38 @@ func TestSharedBands(t *testing.T) {
 	} {
 		if got := shingle.SharedBands(c.a, c.b); got != c.want {
 			t.Errorf("SharedBands(%v, %v) = %d, want %d", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestMinHashRepeats checks that a signature counts a repeated hash once
+// and does not depend on the order of the hashes, for both schemes: the
+// index hashes a text's shingles as they come, repeats and all, and its
+// stored signatures must equal those of the set.
+func TestMinHashRepeats(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, scheme := range []shingle.Scheme{shingle.OnePermutation, shingle.Mixes} {
+		mh, err := shingle.NewMinHasher(shingle.DefaultK, scheme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int{1, 5, 60, 500} {
+			var hs []uint64
+			for range n {
+				hs = append(hs, rng.Uint64())
+			}
+			want := mh.Append(nil, shingle.Set(slices.Clone(hs)))
+			// Each hash repeated up to three times, shuffled.
+			var bag []uint64
+			for _, h := range hs {
+				for range 1 + rng.IntN(3) {
+					bag = append(bag, h)
+				}
+			}
+			rng.Shuffle(len(bag), func(i, j int) { bag[i], bag[j] = bag[j], bag[i] })
+			if got := mh.Append(nil, bag); !slices.Equal(got, want) {
+				t.Errorf("scheme %d, %d hashes: signature of the repeated, shuffled hashes differs from the set's", scheme, n)
+			}
 		}
 	}
 }
