@@ -334,7 +334,7 @@ concurrent clients on loopback, queries, durable adds and a mix, closed loops or
 rate) is run on its own; its figures and commands are in
 [docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients: 15,600 to
 23,400 queries a second at a p99 of 3.5 to 5.1 ms (the server's own p99 under 0.5 ms),
-5,100 to 6,700 durable adds a second at a p99 of 8.4 to 9.5 ms, and in the mixed phase (a
+5,100 to 6,700 durable adds a second at a p99 of 8.0 to 9.5 ms, and in the mixed phase (a
 fifth of the requests adds) adds at a p99 of 9.6 to 15.7 ms; the VM's speed drifts by up
 to a third from one hour to the next. The band filter sized by the keys the index
 holds (340 KB instead of 34 MB for this index of a million fingerprints and 10,000 texts)
