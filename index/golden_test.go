@@ -181,6 +181,13 @@ func v1Copy(t *testing.T) string { return fixtureCopy(t, "v1.simidx") }
 // every entry.
 func v2Copy(t *testing.T) string { return fixtureCopy(t, "v2.simidx") }
 
+// v3Copy returns the path of a copy of testdata/v3.simidx, a file written
+// by schema version 3 (frozen too), made as v2.simidx: the sample loaded
+// with MinHash, then online "copy" (its first document and a sentence
+// more) added, its second document replaced by a new text and its third
+// deleted. "copy" is in the levels, and its exact key in the exact bucket.
+func v3Copy(t *testing.T) string { return fixtureCopy(t, "v3.simidx") }
+
 func fixtureCopy(t *testing.T, name string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))

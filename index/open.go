@@ -347,15 +347,18 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 3 when it is
+// upgrade rewrites a file of an older schema as schema 4 when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
 // entry is in its bucket: the watermark is at the next document number,
 // the value readMeta gives when the key is absent, and the value written
-// here. writeMeta writes them from then on. A program of an older schema
-// refuses the upgraded file (ErrVersion): it would miss the documents of
-// the in-memory levels.
+// here. writeMeta writes them from then on. Schema 4 keeps the exact keys
+// of an index with MinHash from the band watermark on in the band level
+// (meta.exactFrom): a file of schema 3 has them in the bucket as well,
+// which schema 4 allows, so only its version changes. A program of an
+// older schema refuses the upgraded file (ErrVersion): it would miss the
+// documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {
 	mb := tx.Bucket(bucketMeta)
 	ver := binary.BigEndian.Uint32(mb.Get(keyVersion))
@@ -369,8 +372,10 @@ func upgrade(tx *bolt.Tx) error {
 				return err
 			}
 		}
-		if err := mb.Put(keyTablesFrom, append([]byte(nil), next...)); err != nil {
-			return err
+		if ver < 3 {
+			if err := mb.Put(keyTablesFrom, append([]byte(nil), next...)); err != nil {
+				return err
+			}
 		}
 	}
 	return mb.Put(keyVersion, binary.BigEndian.AppendUint32(nil, SchemaVersion))

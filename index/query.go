@@ -309,17 +309,12 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 	const unknown = -1 // distance not yet computed
 	var exactSet map[uint32]bool
 	if pr.text && (bf == nil || bf.has(exactBand, pr.exact)) {
-		prefix := exactKey(pr.exact, 0)[:8]
-		c := tx.Bucket(bucketExact).Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-			if len(k) == 12 {
-				n := binary.BigEndian.Uint32(k[8:])
-				if exactSet == nil {
-					exactSet = make(map[uint32]bool)
-				}
-				exactSet[n] = true
-				hits = append(hits, hit{n: n, d: unknown})
+		for _, n := range x.appendExact(nil, tx, docs.Cursor(), pr.exact) {
+			if exactSet == nil {
+				exactSet = make(map[uint32]bool)
 			}
+			exactSet[n] = true
+			hits = append(hits, hit{n: n, d: unknown})
 		}
 	}
 	if q.minSim > 0 && len(pr.bands) > 0 {
@@ -422,6 +417,36 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 		out = append(out, found{n: h.n, m: m, rec: v})
 	}
 	return out, nil
+}
+
+// appendExact appends to dst the documents of tx whose text has the exact
+// hash h, each once, in document order: those under h in the exact bucket
+// and, for the documents from the exact watermark on (meta.exactFrom),
+// those under h in the band level whose record has that hash. docs is a
+// cursor of the docs bucket. Cost: a seek of the bucket and, with the
+// levels, a map lookup per level and a seek per document found there.
+func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint64) []uint32 {
+	start := len(dst)
+	prefix := exactKey(h, 0)[:8]
+	c := tx.Bucket(bucketExact).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		if len(k) == 12 {
+			dst = append(dst, binary.BigEndian.Uint32(k[8:]))
+		}
+	}
+	if lv := x.recentLevels(); lv[0] != nil {
+		ds := x.recentKeyDocs(lv, docs, []recentKey{{h: h, b: exactBand}})
+		if len(ds) == 0 {
+			return dst
+		}
+		for _, d := range ds {
+			dst = append(dst, d.n)
+		}
+		// A document may be in both while a merge moves it.
+		slices.Sort(dst[start:])
+		dst = dst[:start+len(slices.Compact(dst[start:]))]
+	}
+	return dst
 }
 
 // judge applies the match rule of q to a candidate found for the probe pr

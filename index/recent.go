@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"iter"
@@ -16,7 +17,10 @@ import (
 // add writes a new document's bands there and into its record only; a
 // merge (mergeLevels) moves them into the bucket in one sorted pass, which
 // rewrites each page of the bucket once instead of once per commit. The
-// level is rebuilt from the records at Open.
+// level holds the exact keys of those documents as well, under the
+// pseudo-band exactBand (schema 4, see meta.exactFrom), which a merge
+// moves into the exact bucket. The level is rebuilt from the records at
+// Open.
 //
 // The level is a superset: it gains entries before the commit that makes
 // them visible and keeps those of documents since replaced or deleted.
@@ -39,6 +43,14 @@ func newRecentBands() *recentBands {
 	return &recentBands{one: make(map[recentKey]uint32), more: make(map[recentKey][]uint32)}
 }
 
+// addExact adds text document n under its exact hash h (the pseudo-band
+// exactBand). It costs a map insertion.
+func (r *recentBands) addExact(n uint32, h uint64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.addKey(n, recentKey{h: h, b: exactBand})
+}
+
 // add adds document n under each of its bands. It costs a map insertion
 // per band.
 func (r *recentBands) add(n uint32, bands []uint64) {
@@ -46,12 +58,16 @@ func (r *recentBands) add(n uint32, bands []uint64) {
 	defer r.mu.Unlock()
 	r.docs++
 	for i, h := range bands {
-		k := recentKey{h: h, b: uint8(i)}
-		if first, ok := r.one[k]; !ok {
-			r.one[k] = n
-		} else if first != n && !containsDoc(r.more[k], n) {
-			r.more[k] = append(r.more[k], n)
-		}
+		r.addKey(n, recentKey{h: h, b: uint8(i)})
+	}
+}
+
+// addKey adds document n under k. The caller holds r.mu.
+func (r *recentBands) addKey(n uint32, k recentKey) {
+	if first, ok := r.one[k]; !ok {
+		r.one[k] = n
+	} else if first != n && !containsDoc(r.more[k], n) {
+		r.more[k] = append(r.more[k], n)
 	}
 }
 
@@ -224,9 +240,16 @@ func (x *Index) recentKeyDocs(lv levels, docs *bolt.Cursor, ks []recentKey) []ke
 	return out
 }
 
-// bandOf returns band b of record v, if it has text and bands.
+// bandOf returns band b of record v, if it has text and bands, or with b
+// exactBand its exact hash, if it has text.
 func bandOf(v []byte, l layout, b int) (uint64, bool) {
-	if len(v) < 9 || v[8] != flagText || b >= l.bands || textLen(v, l) < 0 {
+	if len(v) < 9 || v[8] != flagText || textLen(v, l) < 0 {
+		return 0, false
+	}
+	if b == exactBand {
+		return binary.BigEndian.Uint64(v[9:]), true
+	}
+	if b >= l.bands {
 		return 0, false
 	}
 	return binary.BigEndian.Uint64(v[9+8*(1+l.k+b):]), true
@@ -251,12 +274,15 @@ func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
 }
 
 // buildRecent returns the level of the documents numbered from `from` up
-// to `to` in tx.
+// to `to` in tx: their band keys and exact keys.
 func (x *Index) buildRecent(tx *bolt.Tx, from, to uint32) (*recentBands, error) {
 	r := newRecentBands()
 	for n, v := range docRange(tx, from, to) {
 		if bands := bandsOf(v, x.lay); bands != nil {
 			r.add(n, bands)
+		}
+		if h, ok := bandOf(v, x.lay, exactBand); ok {
+			r.addExact(n, h)
 		}
 	}
 	return r, nil
@@ -329,11 +355,11 @@ func (x *Index) maybeMergeLevels() error {
 }
 
 // mergeSlices returns the number of slices of a merge: one per table, then
-// one per band with MinHash.
+// with MinHash one per band and one for the exact keys.
 func (x *Index) mergeSlices() int {
 	n := len(x.tables)
 	if x.settings.MinHash {
-		n += x.settings.Bands
+		n += x.settings.Bands + 1
 	}
 	return n
 }
@@ -364,6 +390,10 @@ func (x *Index) mergeSlice() (bool, error) {
 				return &record{fp: binary.BigEndian.Uint64(v)}
 			})
 			if err := x.applyTables(tx, chs, only(s)); err != nil {
+				return err
+			}
+		} else if s == len(x.tables)+x.settings.Bands {
+			if err := x.mergeExact(tx, m.bandsFrom, m.mergeUpto); err != nil {
 				return err
 			}
 		} else {
@@ -408,6 +438,28 @@ func (x *Index) mergeSlice() (bool, error) {
 		}
 	}
 	return over, nil
+}
+
+// mergeExact writes the exact keys of the text documents numbered from
+// `from` up to `to` in tx into the exact bucket, in key order: the exact
+// slice of a merge. It costs a read of their records and a sorted pass
+// over the bucket, which rewrites each of its pages at most once, where
+// an add that wrote its key at once dirtied a page of its own.
+func (x *Index) mergeExact(tx *bolt.Tx, from, to uint32) error {
+	var keys [][]byte
+	for n, v := range docRange(tx, from, to) {
+		if h, ok := bandOf(v, x.lay, exactBand); ok {
+			keys = append(keys, exactKey(h, n))
+		}
+	}
+	slices.SortFunc(keys, bytes.Compare)
+	exb := tx.Bucket(bucketExact)
+	for _, k := range keys {
+		if err := exb.Put(k, []byte{}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // mergeChanges returns the changes that write, as new, the records of the

@@ -370,6 +370,83 @@ func TestUpgradeVersion2(t *testing.T) {
 	check(x, "merged, read-only", index.SchemaVersion, "copy3", "copy3b")
 }
 
+// TestUpgradeVersion3 opens a schema 3 file read-only, then for writing,
+// which upgrades it to schema 4: its exact keys from the band watermark on
+// stay in the exact bucket, where schema 4 keeps them in the band level.
+// A replace of "copy" by another text must remove its old key (Check counts
+// every key of the bucket against the records), an exact copy of a text in
+// the level is found, and the file checks after a merge and a reopen.
+func TestUpgradeVersion3(t *testing.T) {
+	t.Parallel()
+	docs, err := testcorpus.Load(testcorpus.SamplePath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := v3Copy(t)
+	check := func(x *index.Index, when string, version int) {
+		t.Helper()
+		if err := x.Check(); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		if st, err := x.Stats(); err != nil || st.SchemaVersion != version || st.Docs != 12 {
+			t.Fatalf("%s: stats %+v, %v", when, st, err)
+		}
+	}
+	x, err := index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, "version 3, read-only", 3)
+	if ms, err := x.QueryID("copy", nil); err != nil || len(ms) == 0 || ms[0].ID != docs[0].ID {
+		t.Fatalf("version 3: query of copy: %v, %v", ms, err)
+	}
+	x.Close()
+
+	x, err = index.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(x, "upgraded", index.SchemaVersion)
+	copyText := []byte(docs[0].Text + " And one more sentence.")
+	if ms, err := x.Query(copyText, nil); err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == "copy" && m.Similarity == 1 }) {
+		t.Fatalf("upgraded: the text of copy: %v, %v", ms, err)
+	}
+	if err := x.Add(index.Doc{ID: "copy", Text: []byte(docs[3].Text + " Again.")}); err != nil {
+		t.Fatal(err)
+	}
+	check(x, "copy replaced", index.SchemaVersion)
+	if ms, err := x.Query(copyText, nil); err != nil || slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == "copy" }) {
+		t.Fatalf("copy replaced: its old text still finds it: %v, %v", ms, err)
+	}
+	// An exact copy of a text added after the upgrade, in the level only.
+	if st, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
+		yield(index.Doc{ID: "copy2", Text: []byte(docs[3].Text + " Again.")}, nil)
+	}, nil); err != nil || st.ExactDuplicates != 1 {
+		t.Fatalf("an exact copy of the new copy: %+v, %v", st, err)
+	}
+	x.Close()
+
+	// A merge of the levels after every commit.
+	x, err = index.Open(path, &index.Options{RecentBands: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Delete("copy2"); err != nil {
+		t.Fatal(err)
+	}
+	check(x, "after a merge", index.SchemaVersion)
+	x.Close()
+	x, err = index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	check(x, "merged, read-only", index.SchemaVersion)
+	if ms, err := x.QueryID("copy", nil); err != nil || len(ms) == 0 || ms[0].ID != docs[3].ID {
+		t.Fatalf("merged: query of copy: %v, %v", ms, err)
+	}
+}
+
 // TestMergeSlices checks the merge of the levels a slice (a table or a
 // band) per commit against an index that merges at once: after every
 // commit, with replaces and deletes between slices and a reopen after

@@ -271,13 +271,24 @@ func (m *meta) tableFrom(t int) uint32 {
 }
 
 // bandFrom returns the watermark of band i, as tableFrom for a table: the
-// slices of the bands come after those of the tables.
+// slices of the bands come after those of the tables. Band number
+// Bands is the exact keys' (see exactFrom).
 func (m *meta) bandFrom(x *Index, i int) uint32 {
 	if m.merging && len(x.tables)+i < m.mergeDone {
 		return m.mergeUpto
 	}
 	return m.bandsFrom
 }
+
+// exactFrom returns the watermark of the exact keys of an index with
+// MinHash (schema 4): the exact keys of the text documents numbered from
+// it on are in the in-memory band level (under the pseudo-band exactBand),
+// and maybe in the exact bucket too; those below it are in the bucket. It
+// is the band watermark, and the slice of the exact keys is the one after
+// the bands' in a merge. The exact bucket holds no key of a document that
+// does not have that hash: a replace or delete removes the old key from
+// the bucket whatever the watermark.
+func (m *meta) exactFrom(x *Index) uint32 { return m.bandFrom(x, x.settings.Bands) }
 
 func (x *Index) readMeta(tx *bolt.Tx) meta {
 	mb := tx.Bucket(bucketMeta)
@@ -370,7 +381,7 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 			continue
 		}
 		if r.text && exb != nil && (f == nil || f.has(exactBand, r.exact)) {
-			if k, _ := exb.Cursor().Seek(exactKey(r.exact, 0)[:8]); k != nil && bytes.HasPrefix(k, exactKey(r.exact, 0)[:8]) {
+			if len(x.appendExact(nil, tx, docs.Cursor(), r.exact)) > 0 {
 				exact++
 			}
 		}
@@ -420,6 +431,21 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	docs := tx.Bucket(bucketDocs)
 	exb := tx.Bucket(bucketExact)
 	f := x.filter.Load()
+	// The watermarks, when the levels exist (they do once Open is done).
+	var m meta
+	if x.tcur.Load() != nil {
+		m = x.readMeta(tx)
+	}
+	// The exact keys of the documents at or above the exact watermark go
+	// to the band level, a merge writes them into the bucket; those below
+	// go into the bucket now (see meta.exactFrom).
+	var ecur *recentBands
+	ew := inBucket(0)
+	if x.settings.MinHash {
+		if ecur = x.rcur.Load(); ecur != nil {
+			ew = m.exactFrom(x)
+		}
+	}
 	var buf []byte
 	for _, c := range chs {
 		nk := binary.BigEndian.AppendUint32(nil, c.n)
@@ -430,6 +456,8 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 				}
 			}
 			if c.old.text {
+				// Whatever the watermark: a key from before the level
+				// took them (schema 3) must not outlive its text.
 				if err := exb.Delete(exactKey(c.old.exact, c.n)); err != nil {
 					return err
 				}
@@ -452,7 +480,9 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			if f != nil {
 				f.add(exactBand, c.new.exact)
 			}
-			if err := exb.Put(exactKey(c.new.exact, c.n), []byte{}); err != nil {
+			if ecur != nil && c.n >= ew {
+				ecur.addExact(c.n, c.new.exact)
+			} else if err := exb.Put(exactKey(c.new.exact, c.n), []byte{}); err != nil {
 				return err
 			}
 		}
@@ -460,11 +490,6 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		if err := docs.Put(nk, buf); err != nil {
 			return err
 		}
-	}
-	// The watermarks, when the levels exist (they do once Open is done).
-	var m meta
-	if x.tcur.Load() != nil {
-		m = x.readMeta(tx)
 	}
 	tw := inBucket
 	if cur := x.tcur.Load(); cur != nil {

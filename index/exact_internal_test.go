@@ -1,0 +1,100 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestExactModel checks the exact lookup (appendExact: the exact bucket,
+// and the band level from the exact watermark on) against a scan of every
+// record, through random adds, replaces by the same or another text,
+// deletes, merges a slice per commit and reopens, on indexes with MinHash
+// (exact keys in the level) and without (in the bucket at once). Texts come
+// from a small pool, so that most hashes have several documents. After
+// every step, every hash of the pool must give exactly the documents whose
+// record has it, and Check must pass.
+func TestExactModel(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name      string
+		noMinhash bool
+		recent    int
+	}{
+		{"minhash, merge a slice per commit", false, 5},
+		{"minhash, merge at once", false, -1},
+		{"minhash, no merge", false, 1 << 20},
+		{"no minhash", true, 5},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(13, uint64(c.recent)))
+			path := filepath.Join(t.TempDir(), "exact.simidx")
+			opts := &Options{NoSync: true, RecentBands: c.recent, BandFilter: true, Settings: &Settings{NoMinHash: c.noMinhash}}
+			x, err := Open(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { x.Close() }()
+			pool := make([][]byte, 12)
+			for i := range pool {
+				pool[i] = fmt.Appendf(nil, "text number %d of the pool, with words enough for shingles: alpha beta gamma delta", i)
+			}
+			a := x.getAnalyzer()
+			hashes := make([]uint64, len(pool))
+			for i, p := range pool {
+				hashes[i] = a.analyze(p).exact
+			}
+			x.pool.Put(a)
+			check := func(step int) {
+				t.Helper()
+				err := x.view(func(tx *bolt.Tx) error {
+					want := make(map[uint64][]uint32)
+					for n, v := range docRange(tx, 0, ^uint32(0)) {
+						if h, ok := bandOf(v, x.lay, exactBand); ok {
+							want[h] = append(want[h], n)
+						}
+					}
+					docs := tx.Bucket(bucketDocs).Cursor()
+					for _, h := range hashes {
+						if got := x.appendExact(nil, tx, docs, h); !slices.Equal(got, want[h]) {
+							t.Fatalf("step %d: exact hash %016x: %v, want %v", step, h, got, want[h])
+						}
+					}
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := x.Check(); err != nil {
+					t.Fatalf("step %d: %v", step, err)
+				}
+			}
+			for step := range 300 {
+				id := fmt.Sprint("d", rng.IntN(40))
+				switch r := rng.IntN(10); {
+				case r < 7:
+					if err := x.Add(Doc{ID: id, Text: pool[rng.IntN(len(pool))]}); err != nil {
+						t.Fatal(err)
+					}
+				case r < 9:
+					if _, err := x.Delete(id); err != nil {
+						t.Fatal(err)
+					}
+				default:
+					if err := x.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if x, err = Open(path, opts); err != nil {
+						t.Fatal(err)
+					}
+				}
+				check(step)
+			}
+		})
+	}
+}
