@@ -299,3 +299,16 @@ func TestFsyncProbe(t *testing.T) {
 		t.Fatalf("unexpected report:\n%s", out.String())
 	}
 }
+
+// TestServeNoteInDocs checks that the committed docs/benchmarks.md carries
+// the current serveNote: the note is edited in bench/all.go, and only a
+// run of the whole harness rewrites the file.
+func TestServeNoteInDocs(t *testing.T) {
+	md, err := os.ReadFile(filepath.Join("..", "docs", "benchmarks.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), serveNote) {
+		t.Error("docs/benchmarks.md does not hold serveNote (bench/all.go): copy the note into it")
+	}
+}
