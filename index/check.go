@@ -106,6 +106,8 @@ func (x *Index) check(tx *bolt.Tx) error {
 	setMembers := 0 // (document, hash) pairs of the records' sets
 	idb := tx.Bucket(bucketIDs)
 	exb := tx.Bucket(bucketExact)
+	elv := x.recentLevels() // the exact keys from the watermark on
+	edc := tx.Bucket(bucketDocs).Cursor()
 	err := tx.Bucket(bucketDocs).ForEach(func(key, v []byte) error {
 		if len(key) != 4 {
 			if !pr.add("docs key of %d bytes", len(key)) {
@@ -136,10 +138,15 @@ func (x *Index) check(tx *bolt.Tx) error {
 		}
 		if r.text {
 			texts++
-			if exb.Get(exactKey(r.exact, n)) != nil {
+			switch {
+			case exb.Get(exactKey(r.exact, n)) != nil:
 				ownExact++
-			} else if n < ew {
+			case n < ew:
 				if !pr.add("document %d (%q): missing from exact", n, r.id) {
+					return errStop
+				}
+			case !containsDoc(x.recentDocs(nil, elv, edc, exactBand, r.exact), n):
+				if !pr.add("document %d (%q): exact key neither in the bucket nor in the in-memory levels", n, r.id) {
 					return errStop
 				}
 			}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -96,5 +97,61 @@ func TestExactModel(t *testing.T) {
 				check(step)
 			}
 		})
+	}
+}
+
+// TestCheckExactLevel checks that Check finds a text document from the
+// exact watermark on whose exact key is neither in the bucket nor in the
+// in-memory levels.
+func TestCheckExactLevel(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "check.simidx"), &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Add(Doc{ID: "a", Text: []byte("a text whose exact key is in the level only")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+	r := x.rcur.Load()
+	r.mu.Lock()
+	for k := range r.one {
+		if k.b == exactBand {
+			delete(r.one, k)
+		}
+	}
+	r.mu.Unlock()
+	if err := x.Check(); err == nil {
+		t.Fatal("Check passes with the exact key gone from the level")
+	}
+}
+
+// TestPairsExactLevel checks that Pairs does not take the exact keys of
+// the in-memory levels for band keys: two texts made to share an exact
+// hash (a collision of the 64-bit hash, forced here) but no band or
+// fingerprint used to reach the band pairs as band 255.
+func TestPairsExactLevel(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "pairs.simidx"), &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	pa, err := x.Probe([]byte("the first text, about the weather in the mountains this week"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb, err := x.Probe([]byte("a second text on another subject: prices of old books in the city"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb.p.exact = pa.p.exact
+	if err := x.AddProbed(ProbedDoc{ID: "a", Probe: pa}, ProbedDoc{ID: "b", Probe: pb}); err != nil {
+		t.Fatal(err)
+	}
+	err = x.Pairs(context.Background(), &QueryOptions{MaxDistance: ZeroDistance, MinSimilarity: 0.01}, func(Pair) error { return nil })
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -98,3 +98,52 @@ func TestLoadSkipInvalid(t *testing.T) {
 		t.Fatalf("no skip: %+v, %v, Len %d", st, err, y.Len())
 	}
 }
+
+// TestLoadExactDuplicates checks LoadStats.ExactDuplicates, a document
+// whose canonical text equals that of a document already stored or
+// loaded, into an empty index (the bulk path) and into a non-empty one,
+// with and without MinHash (whose new exact keys are in the in-memory
+// level): a repeat within the load counts, a copy of a stored text
+// counts, and a replace of a document by its own unchanged text does not.
+func TestLoadExactDuplicates(t *testing.T) {
+	for _, noMinHash := range []bool{false, true} {
+		t.Run("nominhash="+strconv.FormatBool(noMinHash), func(t *testing.T) {
+			x := newIndex(t, &index.Settings{ExpectedDocs: 10000, NoMinHash: noMinHash})
+			load := func(docs ...index.Doc) index.LoadStats {
+				t.Helper()
+				st, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
+					for _, d := range docs {
+						if !yield(d, nil) {
+							return
+						}
+					}
+				}, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return st
+			}
+			doc := func(id, text string) index.Doc { return index.Doc{ID: id, Text: []byte(text)} }
+			// Into the empty index: "b" repeats "a".
+			if st := load(doc("a", "the first text"), doc("b", "The first text."), doc("c", "another text")); st.ExactDuplicates != 1 {
+				t.Errorf("bulk load: %d exact duplicates, want 1", st.ExactDuplicates)
+			}
+			// Into the non-empty index: "d" and "e" repeat each other, "f"
+			// copies the stored "c", "c" is replaced by its own text.
+			st := load(doc("d", "a new text"), doc("e", "a new text"), doc("f", "another text"), doc("c", "another text"))
+			if st.ExactDuplicates != 3 {
+				// "e" (of "d"), "f" (of "c"), and "c" (of "f", loaded before it).
+				t.Errorf("incremental load: %d exact duplicates, want 3", st.ExactDuplicates)
+			}
+			if st := load(doc("g", "a text of its own"), doc("g", "a text of its own")); st.ExactDuplicates != 0 {
+				t.Errorf("a document and its own replace: %d exact duplicates, want 0", st.ExactDuplicates)
+			}
+			if st := load(doc("g", "a text of its own")); st.ExactDuplicates != 0 {
+				t.Errorf("a replace by the same text: %d exact duplicates, want 0", st.ExactDuplicates)
+			}
+			if err := x.Check(); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}

@@ -353,11 +353,12 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 			return err
 		}
 	}
-	// The keys of the in-memory levels that have no posting in the bucket.
+	// The keys of the in-memory levels that have no posting in the bucket
+	// (not the exact keys the levels hold too).
 	seen := make(map[recentKey]bool)
 	for _, r := range lv {
 		for _, k := range r.keys() {
-			if seen[k] || bb.Get(bandKey(int(k.b), k.h)) != nil {
+			if k.b == exactBand || seen[k] || bb.Get(bandKey(int(k.b), k.h)) != nil {
 				continue
 			}
 			seen[k] = true

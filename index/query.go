@@ -421,8 +421,8 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 
 // appendExact appends to dst the documents of tx whose text has the exact
 // hash h, each once, in document order: those under h in the exact bucket
-// and, for the documents from the exact watermark on (meta.exactFrom),
-// those under h in the band level whose record has that hash. docs is a
+// and those under h in the band levels (which hold the documents from the
+// exact watermark on, meta.exactFrom) whose record has that hash. docs is a
 // cursor of the docs bucket. Cost: a seek of the bucket and, with the
 // levels, a map lookup per level and a seek per document found there.
 func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint64) []uint32 {

@@ -426,12 +426,22 @@ func TestUpgradeVersion3(t *testing.T) {
 	}
 	x.Close()
 
-	// A merge of the levels after every commit.
+	// A merge of the levels after every commit (an add's), which writes
+	// the exact keys of the level into the bucket.
 	x, err = index.Open(path, &index.Options{RecentBands: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := x.Delete("copy2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(index.Doc{ID: "copy3", Text: []byte(docs[4].Text + " Once more.")}); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := x.Stats(); err != nil || st.RecentBands != 0 {
+		t.Fatalf("after an add that merges: %+v, %v", st, err)
+	}
+	if _, err := x.Delete("copy3"); err != nil {
 		t.Fatal(err)
 	}
 	check(x, "after a merge", index.SchemaVersion)

@@ -375,18 +375,36 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 	exb := tx.Bucket(bucketExact)
 	f := x.filter.Load()
 	chs := make([]change, 0, len(last))
+	var batch map[uint64]bool // the exact hashes of the texts of recs stored so far
 	for i := range recs {
 		r := &recs[i]
 		if last[r.id] != i {
 			continue
 		}
-		if r.text && exb != nil && (f == nil || f.has(exactBand, r.exact)) {
-			if len(x.appendExact(nil, tx, docs.Cursor(), r.exact)) > 0 {
-				exact++
-			}
-		}
+		self := int64(-1) // the stored document r replaces
 		if v := idb.Get([]byte(r.id)); len(v) == 4 {
-			n := binary.BigEndian.Uint32(v)
+			self = int64(binary.BigEndian.Uint32(v))
+		}
+		if r.text {
+			// An exact duplicate of another stored document, or of an
+			// earlier text of recs; not of the document it replaces.
+			if batch[r.exact] {
+				exact++
+			} else if exb != nil && (f == nil || f.has(exactBand, r.exact)) {
+				for _, n := range x.appendExact(nil, tx, docs.Cursor(), r.exact) {
+					if int64(n) != self {
+						exact++
+						break
+					}
+				}
+			}
+			if batch == nil {
+				batch = make(map[uint64]bool)
+			}
+			batch[r.exact] = true
+		}
+		if self >= 0 {
+			n := uint32(self)
 			old, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return 0, 0, 0, err
@@ -433,7 +451,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	f := x.filter.Load()
 	// The watermarks, when the levels exist (they do once Open is done).
 	var m meta
-	if x.tcur.Load() != nil {
+	if x.tcur.Load() != nil || x.rcur.Load() != nil {
 		m = x.readMeta(tx)
 	}
 	// The exact keys of the documents at or above the exact watermark go
