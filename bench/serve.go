@@ -48,6 +48,7 @@ type serveConfig struct {
 	Bin           string
 	Keep          string // a kept copy of the index, reused when it was built with the same parameters
 	Wrk           bool   // also measure with wrk, when installed
+	RandomIDs     bool   // added documents get random IDs, not sequential ones
 }
 
 // serveMain is the serve subcommand: build an index of n documents, start
@@ -73,6 +74,7 @@ func serveMain(args []string) error {
 	fs.IntVar(&c.ApplyDocs, "apply-docs", 0, "the server's --apply-docs (0: its default)")
 	fs.StringVar(&c.Bin, "bin", "", "simidx binary to run (default: built from ../cmd/simidx)")
 	fs.StringVar(&c.Keep, "keep", "", "keep a copy of the built index at `PATH`; when PATH holds one built with the same -n, -texts and -no-minhash, serve a copy of it instead of building")
+	fs.BoolVar(&c.RandomIDs, "random-ids", false, "give added documents 16 random hex digits as IDs, as hashed URLs or UUIDs are, instead of IDs in sequence per client (the Go clients only)")
 	fs.BoolVar(&c.Wrk, "wrk", true, "also measure queries and adds with wrk (a C load generator), when installed")
 	fs.Parse(args)
 	c.Phases = strings.Split(*phases, ",")
@@ -403,8 +405,12 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 	if c.Rate > 0 {
 		offered = fmt.Sprintf("%.0f requests/s offered on a schedule, latencies from the scheduled times", c.Rate)
 	}
-	fmt.Fprintf(w, "load: %d clients (keep-alive, a minimal HTTP/1.1 client each), %d document(s) per add, each phase at most %s and %d requests, %s\n\n",
-		c.Clients, c.Batch, c.Duration, c.MaxOps, offered)
+	ids := "IDs in sequence"
+	if c.RandomIDs {
+		ids = "random IDs"
+	}
+	fmt.Fprintf(w, "load: %d clients (keep-alive, a minimal HTTP/1.1 client each), %d document(s) per add (%s), each phase at most %s and %d requests, %s\n\n",
+		c.Clients, c.Batch, ids, c.Duration, c.MaxOps, offered)
 
 	// Warm up: touch the tables.
 	warm := rand.New(rand.NewPCG(5, 6))
@@ -492,7 +498,11 @@ func serveIndex(c serveConfig, w io.Writer, bin, dir, path string, texts []strin
 								b = append(b, ',')
 							}
 							k := added.Add(1)
-							b = fmt.Appendf(b, `{"id":"new-%d-%d-%d","text":`, pi, ci, k)
+							if c.RandomIDs {
+								b = fmt.Appendf(b, `{"id":"%016x","text":`, rng.Uint64())
+							} else {
+								b = fmt.Appendf(b, `{"id":"new-%d-%d-%d","text":`, pi, ci, k)
+							}
 							b = append(b, pool.adds[int(k)%len(pool.adds)]...)
 							b = append(b, '}')
 						}
