@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -152,6 +154,76 @@ func TestPairsExactLevel(t *testing.T) {
 	}
 	err = x.Pairs(context.Background(), &QueryOptions{MaxDistance: ZeroDistance, MinSimilarity: 0.01}, func(Pair) error { return nil })
 	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestExactConcurrent looks up the exact copies of committed texts while a
+// writer adds more and the levels merge every few commits, a slice per
+// commit: a text whose Add returned must be found, whichever level or the
+// bucket holds its exact key as the merges move it.
+func TestExactConcurrent(t *testing.T) {
+	t.Parallel()
+	x, err := Open(filepath.Join(t.TempDir(), "c.simidx"), &Options{NoSync: true, RecentBands: 4, BandFilter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	const n = 300
+	texts := make([][]byte, n)
+	hashes := make([]uint64, n)
+	a := x.getAnalyzer()
+	for i := range texts {
+		texts[i] = fmt.Appendf(nil, "document %d of the concurrent test, with a few more words", i)
+		hashes[i] = a.analyze(texts[i]).exact
+	}
+	x.pool.Put(a)
+	var added atomic.Int64 // texts[:added] are committed
+	stop := make(chan struct{})
+	errs := make(chan error, 2)
+	var wg sync.WaitGroup
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(r), 15))
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				k := int(added.Load())
+				if k == 0 {
+					continue
+				}
+				i := rng.IntN(k)
+				var got []uint32
+				err := x.view(func(tx *bolt.Tx) error {
+					got = x.appendExact(nil, tx, tx.Bucket(bucketDocs).Cursor(), hashes[i])
+					return nil
+				})
+				if err != nil || len(got) != 1 {
+					errs <- fmt.Errorf("text %d, committed: exact lookup %v, %v", i, got, err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range texts {
+		if err := x.Add(Doc{ID: fmt.Sprint("d", i), Text: texts[i]}); err != nil {
+			t.Fatal(err)
+		}
+		added.Store(int64(i + 1))
+	}
+	close(stop)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		t.Fatal(err)
+	default:
+	}
+	if err := x.Check(); err != nil {
 		t.Fatal(err)
 	}
 }
