@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/testcorpus"
@@ -230,6 +231,9 @@ func TestRecentBandsConcurrent(t *testing.T) {
 					errs <- fmt.Errorf("query of %q does not find it: %v", d.ID, ms)
 					return
 				}
+				// Room for the merges, which start and retire levels
+				// only when no query is running.
+				time.Sleep(20 * time.Microsecond)
 			}
 		}()
 	}
@@ -248,6 +252,9 @@ func TestRecentBandsConcurrent(t *testing.T) {
 	}
 	if err := x.Check(); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := x.Stats(); err != nil || st.RecentBands >= len(docs)/2 {
+		t.Errorf("%d of %d documents still in the band level (%v): the merges did not run", st.RecentBands, len(docs), err)
 	}
 }
 
