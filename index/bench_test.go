@@ -297,13 +297,19 @@ func benchQueries(b *testing.B, x *index.Index, qs [][]byte, size int) {
 // two words replaced (their bands and table groups hold a match) and half
 // new texts. With "level" the added texts are in the in-memory levels (as
 // until a merge, which by default waits for 65,536 of them), with
-// "bucket" they are merged at every commit.
+// "bucket" they are merged at every commit; "level+mirror" is "level" with
+// the table mirror (Options.TableMirror), as simidx serve opens the index.
 func BenchmarkQueryEdited(b *testing.B) {
-	for _, recent := range []int{0, -1} {
-		b.Run(map[int]string{0: "level", -1: "bucket"}[recent], func(b *testing.B) {
+	for _, cf := range []struct {
+		name   string
+		recent int
+		mirror bool
+	}{{"level", 0, false}, {"bucket", -1, false}, {"level+mirror", 0, true}} {
+		recent := cf.recent
+		b.Run(cf.name, func(b *testing.B) {
 			text := textGen(b)
 			c := benchCorpus(benchN())
-			x, err := index.Open(filepath.Join(b.TempDir(), "e.simidx"), &index.Options{NoSync: true, BandFilter: true, RecentBands: recent,
+			x, err := index.Open(filepath.Join(b.TempDir(), "e.simidx"), &index.Options{NoSync: true, BandFilter: true, RecentBands: recent, TableMirror: cf.mirror,
 				Settings: &index.Settings{ExpectedDocs: len(c.fps)}})
 			if err != nil {
 				b.Fatal(err)

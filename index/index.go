@@ -32,6 +32,14 @@ type Index struct {
 	filter    atomic.Pointer[bandFilter]
 	useFilter bool // Options.BandFilter
 
+	// mirror is the copy of the tables bucket of Options.TableMirror
+	// (nil without it, and while a Load writes); tablesTx is the ID of the
+	// last write transaction that changed the tables bucket, stored
+	// before its commit (see tableMirror).
+	mirror    atomic.Pointer[tableMirror]
+	tablesTx  atomic.Uint64
+	useMirror bool // Options.TableMirror
+
 	// The in-memory band levels of an index with MinHash (recentBands):
 	// rcur is the current level, which adds write; rmrg the one a merge
 	// under way moves into the bucket, slice by slice (nil without one);

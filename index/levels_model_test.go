@@ -40,12 +40,13 @@ func TestLevelsModel(t *testing.T) {
 		st     index.Settings
 		recent int
 		filter bool
+		mirror bool // Options.TableMirror
 	}
 	var cfgs []cfg
 	for _, r := range []int{1, 2, 3, -1} {
-		cfgs = append(cfgs, cfg{fmt.Sprint("nominhash/", r), index.Settings{NoMinHash: true, ExpectedDocs: 1000}, r, false})
-		cfgs = append(cfgs, cfg{fmt.Sprint("minhash/", r), index.Settings{ExpectedDocs: 1000}, r, r == 2})
-		cfgs = append(cfgs, cfg{fmt.Sprint("short/", r), index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort}}, r, false})
+		cfgs = append(cfgs, cfg{fmt.Sprint("nominhash/", r), index.Settings{NoMinHash: true, ExpectedDocs: 1000}, r, false, r != 2})
+		cfgs = append(cfgs, cfg{fmt.Sprint("minhash/", r), index.Settings{ExpectedDocs: 1000}, r, r == 2, r == 2 || r == 3})
+		cfgs = append(cfgs, cfg{fmt.Sprint("short/", r), index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort}}, r, false, r == 1})
 	}
 	lic := licenseDocs(t)
 	for _, c := range cfgs {
@@ -55,7 +56,7 @@ func TestLevelsModel(t *testing.T) {
 				t.Parallel()
 				path := filepath.Join(t.TempDir(), "a.simidx")
 				st := c.st
-				opts := &index.Options{NoSync: true, RecentBands: c.recent, BandFilter: c.filter, Settings: &st}
+				opts := &index.Options{NoSync: true, RecentBands: c.recent, BandFilter: c.filter, TableMirror: c.mirror, Settings: &st}
 				x, err := index.Open(path, opts)
 				if err != nil {
 					t.Fatal(err)

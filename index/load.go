@@ -101,6 +101,12 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		// Without a new filter queries stay correct, only slower.
 		defer func() { _ = x.rebuildBandFilter(0) }()
 	}
+	if x.useMirror {
+		// Nor does it announce its writes to the tables: no mirror (the
+		// file read) until the load is over.
+		x.mirror.Store(nil)
+		defer func() { _ = x.rebuildTableMirror() }()
+	}
 	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
 	err := l.run(ctx, src)
 	if ferr := l.flush(); ferr != nil && err == nil {

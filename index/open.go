@@ -111,6 +111,13 @@ func Open(path string, opts *Options) (*Index, error) {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
 	}
+	if opts.TableMirror {
+		x.useMirror = true
+		if err := x.rebuildTableMirror(); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open %s: %w", path, err)
+		}
+	}
 	return x, nil
 }
 

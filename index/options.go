@@ -72,6 +72,19 @@ type Options struct {
 	// doubled as more keys are added.
 	BandFilter bool
 
+	// TableMirror keeps a copy of the permuted tables in memory, so that
+	// a query reads each table's group with a binary search instead of a
+	// B+tree descent into the index file, a cache miss per level: for
+	// long-running processes that answer many queries (simidx serve). The
+	// copy takes the size of the tables (about 10 bytes per document and
+	// table: 40 MB per million documents with the default 4 tables), is
+	// made at Open (a scan of the tables), and again after every merge of
+	// the in-memory levels and every Load. Between those, a replace or
+	// delete of a document below the table watermark changes the tables
+	// in the file, and queries read the file, as without the copy, until
+	// the next one.
+	TableMirror bool
+
 	// RecentBands is the number of added documents whose permuted-table
 	// entries and MinHash band postings are kept in memory, and in the
 	// documents' records, before they are merged into the index file's

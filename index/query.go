@@ -265,7 +265,11 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 	docs := tx.Bucket(bucketDocs) // opened once: each tx.Bucket is a seek
 	if q.fp {
 		var kbuf [8]byte
-		c := tx.Bucket(bucketTables).Cursor()
+		mr := x.mirrorFor(tx) // nil: read the tables bucket
+		var c *bolt.Cursor
+		if mr == nil {
+			c = tx.Bucket(bucketTables).Cursor()
+		}
 		tl := x.recentTableLevels()
 		levels := !tl.empty()
 		kb := uint(64 - x.settings.Design.KeyBits)
@@ -276,9 +280,15 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 		for i := range x.tables {
 			t := &x.tables[i]
 			p := t.permute(pr.fp)
-			key := x.tableKey(kbuf[:0], i, p)
-			if k, v := c.Seek(key); k != nil && bytes.Equal(k, key) {
-				hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
+			if mr != nil {
+				if v := mr.group(i, uint32(p>>kb)); v != nil {
+					hits = x.scanGroup(hits, p>>kb<<kb, p, q.maxDist, v)
+				}
+			} else {
+				key := x.tableKey(kbuf[:0], i, p)
+				if k, v := c.Seek(key); k != nil && bytes.Equal(k, key) {
+					hits = x.scanGroup(hits, x.keyValue(key), p, q.maxDist, v)
+				}
 			}
 			if levels {
 				ids[i] = groupID(i, p>>kb)

@@ -422,6 +422,12 @@ func (x *Index) mergeSlice() (bool, error) {
 		return false, boltErr(err)
 	}
 	if over {
+		// The merged tables, copied for queries. The merge is committed
+		// whatever becomes of the copy: without one, queries read the
+		// file.
+		if err := x.rebuildTableMirror(); err != nil {
+			x.mirror.Store(nil)
+		}
 		// Older first: a reader that loads merging before this and
 		// retiring after sees the level twice, not never.
 		x.rold.Store(x.rmrg.Load())

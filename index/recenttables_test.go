@@ -19,16 +19,21 @@ import (
 // exhaustive scan: random fingerprints with planted neighbours, added
 // online in small commits with replaces and deletes, with the level merged
 // after every commit, never, and every few commits, and through a reopen
-// (which rebuilds the level from the records). Every QueryFingerprint and
-// every pair of Pairs must be what the scan finds, and Check must pass.
+// (which rebuilds the level from the records), each with and without the
+// table mirror (Options.TableMirror). Every QueryFingerprint and every
+// pair of Pairs must be what the scan finds, and Check must pass.
 func TestRecentTablesBruteForce(t *testing.T) {
 	t.Parallel()
-	for _, recent := range []int{-1, 1 << 30, 7} {
-		t.Run(fmt.Sprint(recent), func(t *testing.T) {
+	for _, c := range []struct {
+		recent int
+		mirror bool
+	}{{-1, false}, {1 << 30, false}, {7, false}, {-1, true}, {1 << 30, true}, {7, true}} {
+		recent := c.recent
+		t.Run(fmt.Sprint(recent, "/mirror=", c.mirror), func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(recent+10), 5))
 			path := filepath.Join(t.TempDir(), "t.simidx")
-			opts := &index.Options{NoSync: true, RecentBands: recent,
+			opts := &index.Options{NoSync: true, RecentBands: recent, TableMirror: c.mirror,
 				Settings: &index.Settings{NoMinHash: true, ExpectedDocs: 1000}}
 			x, err := index.Open(path, opts)
 			if err != nil {
@@ -178,7 +183,7 @@ func TestRecentTablesBruteForce(t *testing.T) {
 // current level, in the level a merge is retiring, or in the bucket.
 func TestRecentTablesConcurrent(t *testing.T) {
 	t.Parallel()
-	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 5,
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 5, TableMirror: true,
 		Settings: &index.Settings{NoMinHash: true, ExpectedDocs: 1000}})
 	if err != nil {
 		t.Fatal(err)

@@ -582,6 +582,11 @@ func (x *Index) applyTables(tx *bolt.Tx, chs []change, w func(t int) uint32) err
 			}
 			return bytes.Compare(a.ent[:es], b.ent[:es])
 		})
+		if len(ops) > 0 {
+			// Before the commit: a table mirror of an older snapshot no
+			// longer serves the snapshots this commit makes.
+			x.tablesTx.Store(uint64(tx.ID()))
+		}
 		var del, add []byte
 		for i := 0; i < len(ops); {
 			j := i

@@ -94,7 +94,7 @@ Example:
 			}
 			// A long-running server keeps the band filter: most band
 			// lookups of a query are then skipped.
-			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true})
+			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true, TableMirror: true})
 			if err != nil {
 				return err
 			}
