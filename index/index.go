@@ -110,6 +110,7 @@ func (x *Index) Close() error {
 	if x.closed.Swap(true) {
 		return nil
 	}
+	x.mirror.Store(nil) // its memory, should the Index be kept
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	return x.db.Close()

@@ -102,8 +102,9 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		defer func() { _ = x.rebuildBandFilter(0) }()
 	}
 	if x.useMirror {
-		// Nor does it announce its writes to the tables: no mirror (the
-		// file read) until the load is over.
+		// Its writes to the tables make the mirror useless (each of its
+		// transactions stores its ID in tablesTx): its memory goes now,
+		// and a new one is made when the load is over.
 		x.mirror.Store(nil)
 		defer func() { _ = x.rebuildTableMirror() }()
 	}
@@ -551,6 +552,8 @@ func (w *bulkWriter) begin() error {
 		if err != nil {
 			return boltErr(err)
 		}
+		// It may write the tables: see tableMirror.
+		w.x.tablesTx.Store(uint64(tx.ID()))
 		w.tx, w.b, w.name, w.puts, w.bytes = tx, nil, "", 0, 0
 	}
 	return nil

@@ -341,6 +341,7 @@ func (x *Index) recover() error {
 		if err != nil {
 			return err
 		}
+		x.tablesTx.Store(uint64(tx.ID())) // see tableMirror
 		for _, n := range names {
 			if err := tx.DeleteBucket(n); err != nil {
 				return err

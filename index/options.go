@@ -78,11 +78,13 @@ type Options struct {
 	// long-running processes that answer many queries (simidx serve). The
 	// copy takes the size of the tables (about 10 bytes per document and
 	// table: 40 MB per million documents with the default 4 tables), is
-	// made at Open (a scan of the tables), and again after every merge of
-	// the in-memory levels and every Load. Between those, a replace or
-	// delete of a document below the table watermark changes the tables
-	// in the file, and queries read the file, as without the copy, until
-	// the next one.
+	// made at Open (a scan of the tables), and again when a merge of the
+	// in-memory levels has written the tables and after every Load. From
+	// the first table slice of a merge until then, and after a replace or
+	// delete of a document below the table watermark (which changes the
+	// tables in the file) until the next merge, queries read the file, as
+	// without the copy. With a small RecentBands (or < 0), which merges
+	// every few commits, each merge copies the tables again.
 	TableMirror bool
 
 	// RecentBands is the number of added documents whose permuted-table

@@ -374,13 +374,14 @@ func (x *Index) mergeSlices() int {
 // retiring ones. It reports whether the merge is over. The caller holds
 // x.wmu.
 func (x *Index) mergeSlice() (bool, error) {
-	var over bool
+	var over, tablesDone bool
 	err := x.db.Update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !m.merging {
 			m.merging, m.mergeUpto, m.mergeDone = true, m.next, 0
 		}
 		s := m.mergeDone
+		tablesDone = s == len(x.tables)-1 // the last slice that writes the tables
 		if s < len(x.tables) {
 			// applyTables reads only the fingerprint of a new record.
 			chs := mergeChanges(tx, m.tablesFrom, m.mergeUpto, func(v []byte) *record {
@@ -421,13 +422,16 @@ func (x *Index) mergeSlice() (bool, error) {
 	if err != nil {
 		return false, boltErr(err)
 	}
-	if over {
-		// The merged tables, copied for queries. The merge is committed
+	if tablesDone {
+		// The merged tables, copied for queries (the slices of the bands
+		// that follow do not change them). The slice is committed
 		// whatever becomes of the copy: without one, queries read the
 		// file.
 		if err := x.rebuildTableMirror(); err != nil {
 			x.mirror.Store(nil)
 		}
+	}
+	if over {
 		// Older first: a reader that loads merging before this and
 		// retiring after sees the level twice, not never.
 		x.rold.Store(x.rmrg.Load())

@@ -183,7 +183,16 @@ func TestRecentTablesBruteForce(t *testing.T) {
 // current level, in the level a merge is retiring, or in the bucket.
 func TestRecentTablesConcurrent(t *testing.T) {
 	t.Parallel()
-	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 5, TableMirror: true,
+	for _, mirror := range []bool{false, true} {
+		t.Run(fmt.Sprint("mirror=", mirror), func(t *testing.T) {
+			t.Parallel()
+			recentTablesConcurrent(t, mirror)
+		})
+	}
+}
+
+func recentTablesConcurrent(t *testing.T, mirror bool) {
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 5, TableMirror: mirror,
 		Settings: &index.Settings{NoMinHash: true, ExpectedDocs: 1000}})
 	if err != nil {
 		t.Fatal(err)

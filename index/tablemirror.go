@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -60,12 +61,21 @@ func (x *Index) rebuildTableMirror() error {
 	if !x.useMirror {
 		return nil
 	}
+	if old := x.mirror.Load(); old != nil {
+		if x.tablesTx.Load() <= old.txid {
+			return nil // the tables have not changed since
+		}
+		x.mirror.Store(nil) // useless already: its memory goes before the copy's comes
+	}
 	nt := len(x.tables)
 	m := &tableMirror{keys: make([][]uint32, nt), offs: make([][]int, nt), data: make([][]byte, nt)}
 	err := x.view(func(tx *bolt.Tx) error {
 		m.txid = uint64(tx.ID())
 		kb := uint(64 - x.settings.Design.KeyBits)
 		b := tx.Bucket(bucketTables)
+		if b == nil {
+			return fmt.Errorf("%w: no tables bucket", ErrCorrupt)
+		}
 		table := func(k []byte) int {
 			if len(k) != 2+x.keyBytes {
 				return -1

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -95,4 +96,37 @@ func TestTableMirrorSnapshots(t *testing.T) {
 	if n != groups || groups == 0 {
 		t.Fatalf("mirror of %d groups, bucket of %d", n, groups)
 	}
+}
+
+// TestTableMirrorNoBucket checks that Open with the table mirror of a file
+// whose tables bucket is gone fails with ErrCorrupt, and releases the
+// file.
+func TestTableMirrorNoBucket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "nb.simidx")
+	x, err := Open(path, &Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.AddFingerprint("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketTables) }); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if _, err := Open(path, &Options{TableMirror: true}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Open with the mirror: %v, want ErrCorrupt", err)
+	}
+	x, err = Open(path, &Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("the file is still held: %v", err)
+	}
+	x.Close()
 }
