@@ -38,7 +38,8 @@ type Index struct {
 	// before its commit (see tableMirror).
 	mirror    atomic.Pointer[tableMirror]
 	tablesTx  atomic.Uint64
-	useMirror bool // Options.TableMirror
+	useMirror bool           // Options.TableMirror
+	retired   []*tableMirror // replaced mirrors whose memory is not freed yet (under wmu)
 
 	// The in-memory band levels of an index with MinHash (recentBands):
 	// rcur is the current level, which adds write; rmrg the one a merge
@@ -110,10 +111,18 @@ func (x *Index) Close() error {
 	if x.closed.Swap(true) {
 		return nil
 	}
-	x.mirror.Store(nil) // its memory, should the Index be kept
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
-	return x.db.Close()
+	err := x.db.Close() // waits for the read transactions
+	// No reader uses the table mirrors now, nor will: their memory goes.
+	x.readers.Lock()
+	x.setMirror(nil)
+	x.readers.Unlock()
+	for _, r := range x.retired {
+		mirrorFree(r.mem)
+	}
+	x.retired = nil
+	return err
 }
 
 func (x *Index) checkOpen() error {

@@ -105,7 +105,7 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		// Its writes to the tables make the mirror useless (each of its
 		// transactions stores its ID in tablesTx): its memory goes now,
 		// and a new one is made when the load is over.
-		x.mirror.Store(nil)
+		x.setMirror(nil)
 		defer func() { _ = x.rebuildTableMirror() }()
 	}
 	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}

@@ -77,7 +77,9 @@ type Options struct {
 	// B+tree descent into the index file, a cache miss per level: for
 	// long-running processes that answer many queries (simidx serve). The
 	// copy takes the size of the tables (about 10 bytes per document and
-	// table: 40 MB per million documents with the default 4 tables), is
+	// table: 40 MB per million documents with the default 4 tables),
+	// outside the Go heap on Unix so that it does not raise the garbage
+	// collector's heap goal, and is
 	// made at Open (a scan of the tables), and again when a merge of the
 	// in-memory levels has written the tables and after every Load. From
 	// the first table slice of a merge until then, and after a replace or

@@ -428,7 +428,7 @@ func (x *Index) mergeSlice() (bool, error) {
 		// whatever becomes of the copy: without one, queries read the
 		// file.
 		if err := x.rebuildTableMirror(); err != nil {
-			x.mirror.Store(nil)
+			x.setMirror(nil)
 		}
 	}
 	if over {
