@@ -62,6 +62,14 @@ type Stats struct {
 	// TableBytesPerDoc that per document per table.
 	TableBytes       int64   `json:"table_bytes"`
 	TableBytesPerDoc float64 `json:"table_bytes_per_doc"`
+
+	// TableMirrorBytes is the size of the copy of the tables in memory
+	// (Options.TableMirror; 0 without one), and TableMirrorInUse whether
+	// the queries of the newest snapshot use it: not after a replace or
+	// delete of a merged document, or during a merge, until the copy is
+	// made again.
+	TableMirrorBytes int64 `json:"table_mirror_bytes,omitempty"`
+	TableMirrorInUse bool  `json:"table_mirror_in_use,omitempty"`
 }
 
 // Stats returns statistics of the index. It walks every page of the
@@ -98,6 +106,10 @@ func (x *Index) Stats() (Stats, error) {
 		}
 		s.RecentTables = int(m.next - m.tablesFrom)
 		s.FileBytes = tx.Size()
+		if tm := x.mirror.Load(); tm != nil {
+			s.TableMirrorBytes = int64(len(tm.mem))
+			s.TableMirrorInUse = x.mirrorFor(tx) != nil
+		}
 		bs := tx.Bucket(bucketTables).Stats()
 		s.TableBytes = int64(bs.BranchAlloc + bs.LeafAlloc)
 		if b := tx.Bucket(bucketSets); b != nil && !m.loading {

@@ -66,11 +66,17 @@ func TestTableMirrorSnapshots(t *testing.T) {
 	if served() {
 		t.Fatal("after a replace of a merged document: the mirror still served")
 	}
+	if st, err := x.Stats(); err != nil || st.TableMirrorInUse || st.TableMirrorBytes == 0 {
+		t.Fatalf("after a replace of a merged document: stats %+v, %v", st, err)
+	}
 	if err := x.rebuildTableMirror(); err != nil {
 		t.Fatal(err)
 	}
 	if !served() {
 		t.Fatal("rebuilt: the mirror not served")
+	}
+	if st, err := x.Stats(); err != nil || !st.TableMirrorInUse || st.TableMirrorBytes == 0 {
+		t.Fatalf("rebuilt: stats %+v, %v", st, err)
 	}
 	// Every group of the bucket, and nothing else.
 	tx, err := x.db.Begin(false)
