@@ -17,7 +17,9 @@ import (
 // document is in every table exactly once under its permuted fingerprint;
 // no table holds anything else; groups are sorted, non-empty and well
 // formed; ids and docs map to each other; exact-hash, band and set
-// postings match the document records; the document count is right. It reads the
+// postings match the document records; the copy of the tables in memory
+// (Options.TableMirror), when queries use it, matches the tables bucket;
+// the document count is right. It reads the
 // whole index in one read transaction and holds about 20 bytes per
 // document in memory.
 func (x *Index) Check() (err error) {
@@ -336,6 +338,32 @@ func (x *Index) check(tx *bolt.Tx) error {
 	c := tx.Bucket(bucketTables).Cursor()
 	if k, _ := c.Seek([]byte{byte(len(x.tables) >> 8), byte(len(x.tables))}); k != nil {
 		pr.add("a group of table %d; there are %d tables", int(k[0])<<8|int(k[1]), len(x.tables))
+	}
+	// The table mirror, if this snapshot's queries use it, holds every
+	// group of the bucket and nothing else.
+	if mr := x.mirrorFor(tx); mr != nil {
+		groups := 0
+		kb := uint(64 - x.settings.Design.KeyBits)
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if len(k) != 2+x.keyBytes {
+				continue
+			}
+			if ti := int(k[0])<<8 | int(k[1]); ti < len(x.tables) {
+				groups++
+				if g := mr.group(ti, uint32(x.keyValue(k)>>kb)); !bytes.Equal(g, v) {
+					if !pr.add("table group %x: the copy in memory differs from the bucket", k) {
+						return pr.err()
+					}
+				}
+			}
+		}
+		n := 0
+		for ti := range mr.keys {
+			n += len(mr.keys[ti])
+		}
+		if n != groups {
+			pr.add("the copy of the tables in memory has %d groups, the bucket %d", n, groups)
+		}
 	}
 	for ti := range x.tables {
 		t := &x.tables[ti]

@@ -136,3 +136,31 @@ func TestTableMirrorNoBucket(t *testing.T) {
 	}
 	x.Close()
 }
+
+// TestCheckTableMirror checks that Check compares the table mirror, when
+// queries use it, with the tables bucket.
+func TestCheckTableMirror(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "cm.simidx"), &Options{NoSync: true, RecentBands: -1, TableMirror: true,
+		Settings: &Settings{NoMinHash: true, ExpectedDocs: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	for i := range 20 {
+		if err := x.AddFingerprint(fmt.Sprint("f", i), uint64(i)*0x9e3779b97f4a7c15); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+	m := x.mirror.Load()
+	if m == nil || len(m.data[0]) == 0 {
+		t.Fatal("no mirror of the merged tables")
+	}
+	m.data[0][0] ^= 1
+	if err := x.Check(); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Check with a changed copy: %v, want ErrCorrupt", err)
+	}
+	m.data[0][0] ^= 1
+}
