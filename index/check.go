@@ -345,10 +345,7 @@ func (x *Index) check(tx *bolt.Tx) error {
 		groups := 0
 		kb := uint(64 - x.settings.Design.KeyBits)
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if len(k) != 2+x.keyBytes {
-				continue
-			}
-			if ti := int(k[0])<<8 | int(k[1]); ti < len(x.tables) {
+			if ti := x.keyTable(k); ti >= 0 {
 				groups++
 				if g := mr.group(ti, uint32(x.keyValue(k)>>kb)); !bytes.Equal(g, v) {
 					if !pr.add("table group %x: the copy in memory differs from the bucket", k) {

@@ -27,6 +27,18 @@ func (x *Index) tableKey(b []byte, ti int, p uint64) []byte {
 	return b
 }
 
+// keyTable returns the table number of group key k, or -1 if k is not
+// the key of a group of one of the index's tables.
+func (x *Index) keyTable(k []byte) int {
+	if len(k) != 2+x.keyBytes {
+		return -1
+	}
+	if t := int(k[0])<<8 | int(k[1]); t < len(x.tables) {
+		return t
+	}
+	return -1
+}
+
 // keyValue returns the prefix encoded in a group key, shifted into place.
 func (x *Index) keyValue(k []byte) uint64 {
 	var v uint64

@@ -445,16 +445,12 @@ func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint
 		}
 	}
 	if lv := x.recentLevels(); lv[0] != nil {
-		ds := x.recentKeyDocs(lv, docs, []recentKey{{h: h, b: exactBand}})
-		if len(ds) == 0 {
-			return dst
+		mid := len(dst)
+		if dst = x.recentDocs(dst, lv, docs, exactBand, h); mid > start && len(dst) > mid {
+			// A document may be in both while a merge moves it.
+			slices.Sort(dst[start:])
+			dst = dst[:start+len(slices.Compact(dst[start:]))]
 		}
-		for _, d := range ds {
-			dst = append(dst, d.n)
-		}
-		// A document may be in both while a merge moves it.
-		slices.Sort(dst[start:])
-		dst = dst[:start+len(slices.Compact(dst[start:]))]
 	}
 	return dst
 }

@@ -100,20 +100,11 @@ func (x *Index) rebuildTableMirror() error {
 		if b == nil {
 			return fmt.Errorf("%w: no tables bucket", ErrCorrupt)
 		}
-		table := func(k []byte) int {
-			if len(k) != 2+x.keyBytes {
-				return -1
-			}
-			if t := int(k[0])<<8 | int(k[1]); t < nt {
-				return t
-			}
-			return -1
-		}
 		// Sized first, so that the copy takes its size and no more.
 		groups, bytes := make([]int, nt), make([]int, nt)
 		c := b.Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if t := table(k); t >= 0 {
+			if t := x.keyTable(k); t >= 0 {
 				groups[t]++
 				bytes[t] += len(v)
 			}
@@ -149,7 +140,7 @@ func (x *Index) rebuildTableMirror() error {
 			off += bytes[t]
 		}
 		for k, v := c.First(); k != nil; k, v = c.Next() {
-			if t := table(k); t >= 0 {
+			if t := x.keyTable(k); t >= 0 {
 				m.keys[t] = append(m.keys[t], uint32(x.keyValue(k)>>kb))
 				m.offs[t] = append(m.offs[t], uint32(len(m.data[t])))
 				m.data[t] = append(m.data[t], v...)
