@@ -374,7 +374,7 @@ Go benchmarks of package index, run on their own (` + "`go test ./index -run XXX
 |---|---|---|
 | commit of 1,000 texts, 100,000 fingerprints + 10,000 texts, no sync | ` + "`-bench 'AddText/minhash\\+filter$' -benchtime 40x`" + ` | 30-31 ms (47-52 ms before the table level) |
 | the same, analyzed beforehand (AddProbed, as simidx serve commits) | ` + "`-bench 'AddProbed/minhash\\+filter$' -benchtime 40x -count 2`" + ` | 24-27 ms (AddText 32-34 ms in the same run) |
-| synced commits of 1,000 texts through a whole merge, 1,000,000 fingerprints | ` + "`SIMIDX_BENCH_N=1000000 ... -bench AddTextMerge -benchtime 1x -count 2`" + ` | 150 commits, median 37-41 ms, slowest 454-525 ms |
+| synced commits of 1,000 texts through a whole merge, 1,000,000 fingerprints | ` + "`SIMIDX_BENCH_N=1000000 ... -bench AddTextMerge -benchtime 1x -count 2`" + ` | 151 commits, median 22-26 ms, slowest 259-315 ms (per commit 53.7 / 46.4 ms on average, against 70.0 / 58.7 ms with the band slices of a merge through the path of ordinary commits, alternating) |
 | QueryFingerprint, 100,000 fingerprints, all in the bucket / last eighth in the level | ` + "`-bench QueryFingerprint -count 3`" + ` | 3.3-3.6 µs / 4.6-4.8 µs |
 | Query of texts, half edited copies of the 10,000 texts (added online), 1,000,000 fingerprints, texts in the level / merged into the buckets | ` + "`SIMIDX_BENCH_N=1000000 ... -bench QueryEdited -count 2`" + ` | 17.1-17.2 µs / 17.8 µs |
 | QueryFingerprint of 20,000 exact copies, in the bucket / in the level | ` + "`-bench QueryCopies`" + ` | 33 ms / 39 ms |

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"fmt"
 	"iter"
 	"slices"
 	"sync"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -397,17 +399,8 @@ func (x *Index) mergeSlice() (bool, error) {
 			if err := x.mergeExact(tx, m.bandsFrom, m.mergeUpto); err != nil {
 				return err
 			}
-		} else {
-			// applyBands reads only the bands of a new record.
-			chs := mergeChanges(tx, m.bandsFrom, m.mergeUpto, func(v []byte) *record {
-				if bands := bandsOf(v, x.lay); bands != nil {
-					return &record{text: true, bands: bands}
-				}
-				return nil
-			})
-			if err := x.applyBands(tx, chs, only(s-len(x.tables)), ^uint32(0)); err != nil {
-				return err
-			}
+		} else if err := x.mergeBand(tx, s-len(x.tables), m.bandsFrom, m.mergeUpto); err != nil {
+			return err
 		}
 		if m.mergeDone++; m.mergeDone >= x.mergeSlices() {
 			m.tablesFrom = m.mergeUpto
@@ -468,6 +461,88 @@ func (x *Index) mergeExact(tx *bolt.Tx, from, to uint32) error {
 		if err := exb.Put(k, []byte{}); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// mergeBand writes band b of the text documents numbered from `from` up to
+// `to` in tx into the bands bucket, in key order: a band slice of a merge.
+// It costs a read of their records, a sort of their hashes and, per key, a
+// lookup of its posting and a write: a new posting of one document (most
+// keys) is written without building a bitmap. It writes what applyBands
+// writes for the same documents added as new, with band b alone below the
+// watermark, without a posting operation, key string or record per band.
+func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
+	type post struct {
+		h uint64
+		n uint32
+	}
+	ps := make([]post, 0, to-from)
+	for n, v := range docRange(tx, from, to) {
+		if h, ok := bandOf(v, x.lay, b); ok {
+			ps = append(ps, post{h, n})
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	bk := tx.Bucket(bucketBands)
+	if bk == nil {
+		return fmt.Errorf("%w: band postings missing", ErrCorrupt)
+	}
+	slices.SortFunc(ps, func(p, q post) int {
+		if c := cmp.Compare(p.h, q.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(p.n, q.n)
+	})
+	f := x.filter.Load()
+	// The keys and the new postings of one document, cut from two
+	// buffers: bbolt keeps both until the commit.
+	keys := make([]byte, 0, 9*len(ps))
+	ones := make([]byte, 0, 18*len(ps))
+	for i := 0; i < len(ps); {
+		h := ps[i].h
+		j := i + 1
+		for j < len(ps) && ps[j].h == h {
+			j++
+		}
+		keys = binary.BigEndian.AppendUint64(append(keys, byte(b)), h)
+		key := keys[len(keys)-9:]
+		// A key the filter has never seen has no posting; the filter
+		// holds every key of the bucket, so it gets this one.
+		var v []byte
+		if f == nil || f.has(b, h) {
+			v = bk.Get(key)
+		}
+		if f != nil {
+			f.add(b, h)
+		}
+		var err error
+		if v == nil && j == i+1 {
+			ones = appendSingletonPosting(ones, ps[i].n)
+			err = bk.Put(key, ones[len(ones)-singletonSize:])
+		} else {
+			bm := roaring.New()
+			if v != nil {
+				if _, err := bm.FromBuffer(v); err != nil {
+					return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+				}
+				bm = bm.Clone()
+			}
+			for _, p := range ps[i:j] {
+				bm.Add(p.n)
+			}
+			bm.RunOptimize()
+			if v, err = bm.ToBytes(); err != nil {
+				return err
+			}
+			err = bk.Put(key, v)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
 	}
 	return nil
 }

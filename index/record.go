@@ -204,12 +204,18 @@ func setKey(h uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte,
 // the format without run containers, one container, its key and
 // cardinality-1, its offset, and the value's low 16 bits, little-endian.
 func singletonPosting(n uint32) []byte {
-	b := make([]byte, 18)
-	binary.LittleEndian.PutUint32(b, 12346)
-	binary.LittleEndian.PutUint32(b[4:], 1)
-	binary.LittleEndian.PutUint16(b[8:], uint16(n>>16))
-	binary.LittleEndian.PutUint16(b[10:], 0)
-	binary.LittleEndian.PutUint32(b[12:], 16)
-	binary.LittleEndian.PutUint16(b[16:], uint16(n))
-	return b
+	return appendSingletonPosting(make([]byte, 0, singletonSize), n)
+}
+
+// singletonSize is the length of a singletonPosting.
+const singletonSize = 18
+
+// appendSingletonPosting appends singletonPosting(n) to b.
+func appendSingletonPosting(b []byte, n uint32) []byte {
+	b = binary.LittleEndian.AppendUint32(b, 12346)
+	b = binary.LittleEndian.AppendUint32(b, 1)
+	b = binary.LittleEndian.AppendUint16(b, uint16(n>>16))
+	b = binary.LittleEndian.AppendUint16(b, 0)
+	b = binary.LittleEndian.AppendUint32(b, 16)
+	return binary.LittleEndian.AppendUint16(b, uint16(n))
 }
