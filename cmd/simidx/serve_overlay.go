@@ -412,15 +412,15 @@ func (c *ovChunk) candidates(dst []int32, q *index.Probe) []int32 {
 // pending operations of v: index matches on an ID with a pending
 // operation, or on self, are replaced by what the operation says. The
 // result is sorted and cut as the index's own query would be. With no
-// pending operations it is stored(limit) alone.
+// pending operations and no self it is stored(limit) alone.
 func merge(v *overlayView, m *index.Matcher, q *index.Probe, self string, stored func(limit int) ([]index.Match, error)) ([]index.Match, error) {
 	limit := m.Limit()
-	if v.len() == 0 {
+	if v.len() == 0 && self == "" {
 		return stored(limit)
 	}
 	lim := limit
 	if lim > 0 {
-		lim += v.len() + 1 // room for the matches the overlay hides
+		lim += v.len() + 1 // room for the matches the overlay and self hide
 	}
 	ms, err := stored(lim)
 	if err != nil {

@@ -169,6 +169,19 @@ func licenseText(t testing.TB, name string) string {
 	return string(b)
 }
 
+// waitApplied waits until the server at u has committed its journal to
+// the index: no operation pending.
+func waitApplied(t *testing.T, u string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(mustDo(t, "GET", u+"/metrics", "", 200).body, "\nsimidx_journal_pending_operations 0\n") {
+		if time.Now().After(deadline) {
+			t.Fatal("the journal was not applied to the index within 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 func TestServeAPI(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "s.db")
 	ts := startServer(t, db)
@@ -298,7 +311,13 @@ func TestServeIfUnique(t *testing.T) {
 	// With k=0 and no similarity threshold JSON is not a duplicate of MIT.
 	mustDo(t, "POST", u+"/v1/documents?if_unique=true&k=0", docsJSON([2]string{"JSON", jsonLic}), 200)
 
-	// Replacing a document by itself is not a duplicate of itself.
+	// Replacing a document by itself is not a duplicate of itself, while
+	// the add of MIT waits in the journal and once the index holds it
+	// (the index then answers alone).
+	mustDo(t, "POST", u+"/v1/documents?if_unique=1&k=0", docsJSON([2]string{"MIT", mit}), 200)
+	waitApplied(t, u)
+	mustDo(t, "POST", u+"/v1/documents?if_unique=1&k=0", docsJSON([2]string{"MIT", mit + "\n"}), 200)
+	waitApplied(t, u)
 	mustDo(t, "POST", u+"/v1/documents?if_unique=1&k=0", docsJSON([2]string{"MIT", mit}), 200)
 
 	// In one batch, a document is checked against those before it.
