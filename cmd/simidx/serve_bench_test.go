@@ -97,3 +97,50 @@ func BenchmarkServeQuery(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParseDocs measures the reading of an add body, one document of
+// 30 to 80 words as the load test sends and a batch of 100: the JSON, the
+// checks of each document and its analysis (Probe), which dominates.
+func BenchmarkParseDocs(b *testing.B) {
+	db := filepath.Join(b.TempDir(), "bench.db")
+	x, err := index.Open(db, &index.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
+		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending, noSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	doc := func(i int) map[string]string {
+		ws := make([]string, 30+rng.IntN(50))
+		for j := range ws {
+			ws[j] = "word" + strconv.Itoa(rng.IntN(20_000))
+		}
+		return map[string]string{"id": "doc-" + strconv.Itoa(i), "text": strings.Join(ws, " ")}
+	}
+	for _, n := range []int{1, 100} {
+		bodies := make([][]byte, 100)
+		size := 0
+		for i := range bodies {
+			docs := make([]map[string]string, n)
+			for j := range docs {
+				docs[j] = doc(i*n + j)
+			}
+			bodies[i], _ = json.Marshal(docs)
+			size += len(bodies[i])
+		}
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(int64(size / len(bodies)))
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				docs, err := s.parseDocs(bodies[i%len(bodies)])
+				if err != nil || len(docs) != n {
+					b.Fatalf("%d documents, %v", len(docs), err)
+				}
+			}
+		})
+	}
+}

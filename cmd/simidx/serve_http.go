@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
@@ -173,8 +174,8 @@ func (s *server) routes() (fixed map[string]*route, doc, similar *route) {
 		"/healthz":      mk("/healthz", "GET, HEAD", map[string]h{http.MethodGet: s.handleHealth, http.MethodHead: s.handleHealth}),
 		"/metrics":      mk("/metrics", "GET, HEAD", map[string]h{http.MethodGet: s.handleMetrics, http.MethodHead: s.handleMetrics}),
 	}
-	doc = mk("/v1/documents/{id}", "GET, DELETE", map[string]h{http.MethodGet: s.handleGet, http.MethodDelete: s.handleDelete})
-	similar = mk("/v1/documents/{id}/similar", "GET", map[string]h{http.MethodGet: s.handleSimilar})
+	doc = mk("/v1/documents/{id}", "GET, HEAD, DELETE", map[string]h{http.MethodGet: s.handleGet, http.MethodHead: s.handleGet, http.MethodDelete: s.handleDelete})
+	similar = mk("/v1/documents/{id}/similar", "GET, HEAD", map[string]h{http.MethodGet: s.handleSimilar, http.MethodHead: s.handleSimilar})
 	return fixed, doc, similar
 }
 
@@ -189,7 +190,10 @@ func (s *server) route(r *http.Request) (name, id string, h func(http.ResponseWr
 			return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; the endpoints are under /v1/ (see docs/server.md)", r.Method, p)
 		}
 		seg, similar := strings.CutSuffix(rest, "/similar")
-		if strings.Contains(seg, "/") || seg == "" {
+		if seg == "" {
+			return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; the document ID is missing", r.Method, p)
+		}
+		if strings.Contains(seg, "/") {
 			return "other", "", nil, errorf(http.StatusNotFound, "no such endpoint: %s %s; a document ID with '/' is written %%2F", r.Method, p)
 		}
 		if id, err = url.PathUnescape(seg); err != nil {
@@ -297,7 +301,7 @@ func (s *server) queryOptions(p map[string]string) (index.QueryOptions, int, err
 	maxDist := s.maxK
 	if v, ok := p["k"]; ok {
 		k, err := strconv.Atoi(v)
-		if err != nil || k < 0 {
+		if err != nil || k < 0 || k > index.MaxMaxDistance {
 			return o, 0, errorf(http.StatusBadRequest, "k must be a whole number from 0 to %d, not %q", s.maxK, v)
 		}
 		if k > s.maxK {
@@ -380,41 +384,28 @@ func matchRecords(ms []index.Match, minHash bool) []matchRecord {
 	return out
 }
 
-// docJSON is a document of an add request.
-type docJSON struct {
-	ID   json.RawMessage `json:"id"`
-	Text *string         `json:"text"`
-}
-
 // parseDocs reads the documents of an add body: a JSON array of objects or
 // a sequence of objects (JSON lines).
 func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
+	body = bytes.TrimPrefix(body, utf8BOM)
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, errorf(http.StatusBadRequest, `empty body; send a JSON array or JSON lines of {"id": ..., "text": ...}`)
 	}
 	array := trimmed[0] == '['
 	if !array && trimmed[0] != '{' {
-		return nil, errorf(http.StatusBadRequest, `malformed JSON: the body starts with %q; send a JSON array or JSON lines of {"id": ..., "text": ...}`, trimmed[0])
+		return nil, errorf(http.StatusBadRequest, `malformed JSON: the body starts with %s; send a JSON array or JSON lines of {"id": ..., "text": ...}`, firstChar(trimmed))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
 	bad := func(n int, err error) error {
 		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
 		switch {
 		case errors.As(err, &se):
 			return errorf(http.StatusBadRequest, "malformed JSON at line %d: %v", lineOf(body, se.Offset), err)
-		case errors.As(err, &te) && te.Field == "":
-			return errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, te.Value)
-		case errors.As(err, &te):
-			return errorf(http.StatusBadRequest, "document %d: field %q must be a %s, not a JSON %s", n, te.Field, fieldKind(te.Field), te.Value)
 		case errors.Is(err, io.EOF) && array:
 			return errorf(http.StatusBadRequest, "malformed JSON: the body ends before the closing ]")
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return errorf(http.StatusBadRequest, "malformed JSON: the body ends in the middle of document %d", n)
-		case strings.HasPrefix(err.Error(), "json: unknown field"):
-			return errorf(http.StatusBadRequest, "document %d: %s; a document has only \"id\" and \"text\"", n, strings.TrimPrefix(err.Error(), "json: "))
 		}
 		return errorf(http.StatusBadRequest, "malformed JSON in document %d: %v", n, err)
 	}
@@ -428,11 +419,11 @@ func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
 		if n > s.lim.maxDocs {
 			return nil, errorf(http.StatusRequestEntityTooLarge, "more than %d documents in one request (--max-docs); send them in several requests", s.lim.maxDocs)
 		}
-		var d docJSON
-		if err := dec.Decode(&d); err != nil {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
 			return nil, bad(n, err)
 		}
-		pd, err := s.checkDoc(n, d)
+		pd, err := s.checkDoc(n, raw)
 		if err != nil {
 			return nil, err
 		}
@@ -455,47 +446,88 @@ func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
 	return docs, nil
 }
 
-// checkDoc validates document n.
-func (s *server) checkDoc(n int, d docJSON) (pendingDoc, error) {
-	if len(d.ID) == 0 || string(d.ID) == "null" {
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: missing "id"`, n)
+// utf8BOM is the byte order mark a body may start with; JSON readers may
+// ignore it (RFC 8259), and the server does.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// firstChar describes the first character of the non-empty b for an
+// error: quoted if it is printable, else as its bytes.
+func firstChar(b []byte) string {
+	r, size := utf8.DecodeRune(b)
+	if r == utf8.RuneError || !unicode.IsPrint(r) {
+		return fmt.Sprintf("the byte 0x%02x", b[0])
+	}
+	return strconv.Quote(string(b[:size]))
+}
+
+// checkDoc validates document n, the valid JSON value raw: an object with
+// the fields "id" (a string or a number) and "text" (a string), named
+// exactly so.
+func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
+	if k := jsonKind(raw); k != "object" {
+		return pendingDoc{}, errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, k)
+	}
+	var rawID, rawText []byte
+	err := jsonFields(raw, func(name string, v []byte) error {
+		switch name {
+		case "id":
+			rawID = v
+		case "text":
+			rawText = v
+		default:
+			return errorf(http.StatusBadRequest, `document %d: unknown field %q; a document has only "id" and "text"`, n, name)
+		}
+		return nil
+	})
+	if err != nil {
+		return pendingDoc{}, err
 	}
 	var id string
-	switch d.ID[0] {
-	case '"':
-		if err := json.Unmarshal(d.ID, &id); err != nil {
-			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: bad "id": %v`, n, err)
+	switch k := jsonKind(rawID); k {
+	case "nothing", "null":
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: missing "id"`, n)
+	case "string":
+		if id, err = jsonString(rawID); err != nil {
+			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" %v`, n, err)
 		}
-	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		id = string(d.ID) // a number, as written
+	case "number":
+		id = string(rawID) // as written
 	default:
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" must be a string or a number, not %s`, n, truncate(string(d.ID), 40))
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" must be a string or a number, not %s`, n, truncate(string(rawID), 40))
 	}
 	switch {
 	case id == "":
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: empty "id"`, n)
 	case len(id) > index.MaxIDLen:
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" is %d bytes, more than the limit of %d`, n, len(id), index.MaxIDLen)
-	case !utf8.ValidString(id):
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" is not valid UTF-8`, n)
-	case d.Text == nil:
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
-	case len(*d.Text) > s.lim.maxDocBytes:
-		return pendingDoc{}, errorf(http.StatusRequestEntityTooLarge, `document %d (%q): text is %d bytes, more than the limit of %d (--max-doc-bytes)`, n, truncate(id, 60), len(*d.Text), s.lim.maxDocBytes)
 	}
-	text := []byte(*d.Text)
+	var text []byte
+	switch k := jsonKind(rawText); k {
+	case "nothing", "null":
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
+	case "string":
+		if plainJSONString(rawText) && utf8.Valid(rawText) {
+			// raw is the decoder's copy, this document's own.
+			text = rawText[1 : len(rawText)-1]
+		} else {
+			// Escapes, or bytes that are not UTF-8 (read as U+FFFD).
+			var str string
+			if err := json.Unmarshal(rawText, &str); err != nil {
+				return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): bad "text": %v`, n, truncate(id, 60), err)
+			}
+			text = []byte(str)
+		}
+	default:
+		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: field "text" must be a string, not a JSON %s`, n, k)
+	}
+	if len(text) > s.lim.maxDocBytes {
+		return pendingDoc{}, errorf(http.StatusRequestEntityTooLarge, `document %d (%q): text is %d bytes, more than the limit of %d (--max-doc-bytes)`, n, truncate(id, 60), len(text), s.lim.maxDocBytes)
+	}
 	p, err := s.x.Probe(text)
 	if err != nil {
 		return pendingDoc{}, err
 	}
 	return pendingDoc{id: id, text: text, probe: p}, nil
-}
-
-func fieldKind(field string) string {
-	if field == "id" {
-		return "string or a number"
-	}
-	return "string"
 }
 
 // lineOf returns the line number of byte offset off in b, from 1.
@@ -561,6 +593,69 @@ type queryJSON struct {
 	Fingerprint *string `json:"fingerprint"`
 }
 
+// isTextPlain reports whether the Content-Type ct is text/plain, with any
+// parameters (media types are case-insensitive).
+func isTextPlain(ct string) bool {
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.EqualFold(strings.TrimSpace(mt), "text/plain")
+}
+
+// parseQuery reads a query body of JSON: an object with the field "text"
+// or "fingerprint", a string, named exactly so.
+func parseQuery(body []byte) (queryJSON, error) {
+	var q queryJSON
+	body = bytes.TrimPrefix(body, utf8BOM)
+	if len(bytes.TrimSpace(body)) == 0 {
+		return q, errorf(http.StatusBadRequest, `empty body; send {"text": "..."} or {"fingerprint": "HEX"}`)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
+		var se *json.SyntaxError
+		switch {
+		case errors.As(err, &se):
+			return q, errorf(http.StatusBadRequest, "malformed JSON at line %d: %v", lineOf(body, se.Offset), err)
+		case errors.Is(err, io.ErrUnexpectedEOF):
+			return q, errorf(http.StatusBadRequest, "malformed JSON: the body ends in the middle of the query")
+		}
+		return q, errorf(http.StatusBadRequest, "malformed JSON: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return q, errorf(http.StatusBadRequest, "malformed JSON: more after the query object")
+	}
+	if k := jsonKind(raw); k != "object" {
+		return q, errorf(http.StatusBadRequest, `the query must be a JSON object, {"text": "..."} or {"fingerprint": "HEX"}, not a JSON %s`, k)
+	}
+	err := jsonFields(raw, func(name string, v []byte) error {
+		var dst **string
+		switch name {
+		case "text":
+			dst = &q.Text
+		case "fingerprint":
+			dst = &q.Fingerprint
+		default:
+			return errorf(http.StatusBadRequest, `unknown field %q; a query has "text" or "fingerprint"`, name)
+		}
+		switch k := jsonKind(v); k {
+		case "null":
+			*dst = nil
+		case "string":
+			var str string
+			if err := json.Unmarshal(v, &str); err != nil {
+				return errorf(http.StatusBadRequest, "bad %q: %v", name, err)
+			}
+			*dst = &str
+		default:
+			return errorf(http.StatusBadRequest, "field %q must be a string, not a JSON %s", name, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
 // handleQuery is POST /v1/query.
 func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) error {
 	p, err := params(r, "k", "min_similarity", "limit")
@@ -576,30 +671,13 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		return err
 	}
 	var q queryJSON
-	ct := r.Header.Get("Content-Type")
-	if strings.HasPrefix(ct, "text/plain") {
+	if isTextPlain(r.Header.Get("Content-Type")) {
 		t := string(body)
 		q.Text = &t
 	} else if t, ok := fastQueryText(body); ok {
 		q.Text = &t
-	} else {
-		dec := json.NewDecoder(bytes.NewReader(body))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&q); err != nil {
-			var se *json.SyntaxError
-			switch {
-			case errors.Is(err, io.EOF):
-				return errorf(http.StatusBadRequest, `empty body; send {"text": "..."} or {"fingerprint": "HEX"}`)
-			case errors.As(err, &se):
-				return errorf(http.StatusBadRequest, "malformed JSON at line %d: %v", lineOf(body, se.Offset), err)
-			case strings.HasPrefix(err.Error(), "json: unknown field"):
-				return errorf(http.StatusBadRequest, `%s; a query has "text" or "fingerprint"`, strings.TrimPrefix(err.Error(), "json: "))
-			}
-			return errorf(http.StatusBadRequest, "malformed JSON: %v", err)
-		}
-		if _, err := dec.Token(); err != io.EOF {
-			return errorf(http.StatusBadRequest, "malformed JSON: more after the query object")
-		}
+	} else if q, err = parseQuery(body); err != nil {
+		return err
 	}
 	var pr index.Probe
 	switch {

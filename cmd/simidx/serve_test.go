@@ -413,7 +413,16 @@ func TestServeBadInput(t *testing.T) {
 		{"POST", "/v1/documents", `[{"id":"a","text":"x"}, {"id":"b"`, 400, "the body ends in the middle of document 2"},
 		{"POST", "/v1/documents", `[{"id":"a","text":"x"},]`, 400, "malformed JSON at line 1"},
 		{"POST", "/v1/documents", "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\" \"text\":\"y\"}", 400, "malformed JSON at line 2"},
-		{"POST", "/v1/documents", `hello`, 400, `the body starts with 'h'`},
+		{"POST", "/v1/documents", `hello`, 400, `the body starts with "h"`},
+		{"POST", "/v1/documents", "\x01[]", 400, `the body starts with the byte 0x01`},
+		{"POST", "/v1/documents", `[{"ID":"a","text":"x"}]`, 400, `document 1: unknown field "ID"; a document has only "id" and "text"`},
+		{"POST", "/v1/documents", `[{"id":"a","TEXT":"x"}]`, 400, `document 1: unknown field "TEXT"`},
+		{"POST", "/v1/documents", `[{"id":"a\ud800","text":"x"}]`, 400, `document 1: "id" holds the lone UTF-16 surrogate \ud800`},
+		{"POST", "/v1/documents", `[{"id":"\udc00\ud800","text":"x"}]`, 400, `document 1: "id" holds the lone UTF-16 surrogate \udc00`},
+		{"POST", "/v1/documents", "[{\"id\":\"a\xff\",\"text\":\"x\"}]", 400, `document 1: "id" is not valid UTF-8`},
+		{"POST", "/v1/documents", `[{"id":"a","text":null}]`, 400, `document 1 ("a"): missing "text"`},
+		{"POST", "/v1/documents", `[{"id":null,"text":"x"}]`, 400, `document 1: missing "id"`},
+		{"POST", "/v1/documents", `[[{"id":"a","text":"x"}]]`, 400, `document 1 must be a JSON object, not a JSON array`},
 		{"POST", "/v1/documents", ``, 400, "empty body"},
 		{"POST", "/v1/documents", `[]`, 400, "no documents in the body"},
 		{"POST", "/v1/documents", `[1]`, 400, "document 1 must be a JSON object, not a JSON number"},
@@ -439,6 +448,12 @@ func TestServeBadInput(t *testing.T) {
 		{"POST", "/v1/query?max=1", `{"text":"x"}`, 400, `unknown query parameter "max"`},
 		{"POST", "/v1/query", `{"text":"x"`, 400, "malformed JSON"},
 		{"POST", "/v1/query", `{"txt":"x"}`, 400, `unknown field "txt"`},
+		{"POST", "/v1/query", `{"TEXT":"x"}`, 400, `unknown field "TEXT"; a query has "text" or "fingerprint"`},
+		{"POST", "/v1/query", `{"text":5}`, 400, `field "text" must be a string, not a JSON number`},
+		{"POST", "/v1/query", `{"fingerprint":123}`, 400, `field "fingerprint" must be a string, not a JSON number`},
+		{"POST", "/v1/query", `[{"text":"x"}]`, 400, `the query must be a JSON object, {"text": "..."} or {"fingerprint": "HEX"}, not a JSON array`},
+		{"POST", "/v1/query", `{"text":"x"} {}`, 400, "malformed JSON: more after the query object"},
+		{"POST", "/v1/query?k=65", `{"text":"x"}`, 400, `k must be a whole number from 0 to 2, not "65"`},
 		{"POST", "/v1/query", `{}`, 400, `missing "text" or "fingerprint"`},
 		{"POST", "/v1/query", ``, 400, "empty body"},
 		{"POST", "/v1/query", `{"text":"x","fingerprint":"1"}`, 400, `give "text" or "fingerprint", not both`},
@@ -449,7 +464,8 @@ func TestServeBadInput(t *testing.T) {
 		{"GET", "/v1/documents/keep?x=1", "", 400, `unknown query parameter "x"; this endpoint takes none`},
 		{"GET", "/v1/documents/a/b/similar", "", 404, "a document ID with '/' is written %2F"},
 		{"GET", "/v1/documents", "", 405, "method GET not allowed on /v1/documents; use POST"},
-		{"PUT", "/v1/documents/keep", "", 405, "method PUT not allowed on /v1/documents/{id}; use GET, DELETE"},
+		{"PUT", "/v1/documents/keep", "", 405, "method PUT not allowed on /v1/documents/{id}; use GET, HEAD, DELETE"},
+		{"DELETE", "/v1/documents/", "", 404, "no such endpoint: DELETE /v1/documents/; the document ID is missing"},
 		{"POST", "/v1/stats", "", 405, "use GET, HEAD"},
 		{"GET", "/v2/query", "", 404, "no such endpoint: GET /v2/query"},
 		{"GET", "/", "", 404, "no such endpoint: GET /"},
@@ -461,6 +477,19 @@ func TestServeBadInput(t *testing.T) {
 		}
 		if r.status == 405 && r.header.Get("Allow") == "" {
 			t.Errorf("%s %s: 405 without Allow", tc.method, tc.path)
+		}
+	}
+	// Media types are case-insensitive, and take parameters.
+	if r := do(t, "POST", u+"/v1/query", "TEXT/Plain; charset=utf-8", "this document must survive every bad request"); r.status != 200 || !strings.Contains(r.body, `"id":"keep"`) {
+		t.Errorf("query as TEXT/Plain: %d %s", r.status, r.body)
+	}
+	if r := do(t, "POST", u+"/v1/query", "text/plainer", `{"text":"this document must survive every bad request"}`); r.status != 200 || !strings.Contains(r.body, `"id":"keep"`) {
+		t.Errorf("query as text/plainer, read as JSON: %d %s", r.status, r.body)
+	}
+	// HEAD is answered wherever GET is, without a body.
+	for _, path := range []string{"/v1/documents/keep", "/v1/documents/keep/similar", "/v1/stats", "/healthz", "/metrics"} {
+		if r := do(t, "HEAD", u+path, "", ""); r.status != 200 || r.body != "" {
+			t.Errorf("HEAD %s: %d %q", path, r.status, r.body)
 		}
 	}
 	// Bodies as no Go client sends them: shorter than their length, and
@@ -494,6 +523,10 @@ func TestServeBadInput(t *testing.T) {
 		t.Errorf("after bad requests: %s", r.body)
 	}
 	mustDo(t, "GET", u+"/v1/documents/keep", "", 200)
+	// A body may start with a byte order mark.
+	mustDo(t, "POST", u+"/v1/documents", "\xef\xbb\xbf[{\"id\":\"bom\",\"text\":\"after a byte order mark\"}]", 200)
+	mustDo(t, "POST", u+"/v1/query", "\xef\xbb\xbf{\"fingerprint\":\"1\"}", 200)
+	mustDo(t, "GET", u+"/v1/documents/bom", "", 200)
 }
 
 // rawRequest sends raw, an HTTP/1.1 request, to addr on a connection of
