@@ -103,7 +103,8 @@ func TestIndexFormats(t *testing.T) {
 			`{"id": 42, "text": "a number as ID"}` + "\n" +
 			"\n" +
 			`{"id": "bad", "text": 7}` + "\n" +
-			"not json\n",
+			"not json\n" +
+			`{"id": "lone \ud800", "text": "a lone surrogate in the ID"}` + "\n",
 		"custom.json": `{"name": "mit2", "body": ` + mitJSON + "}\n",
 		"lines.txt":   "first document\n\nthird document, second one\n",
 		"hashes.txt":  "alpha 00000000000000ff\nbeta 0x00000000000000fe\n0123456789abcdef  gamma\n# not a hash\n",
@@ -118,8 +119,9 @@ func TestIndexFormats(t *testing.T) {
 		for _, want := range []string{
 			"docs.jsonl:4: field \"text\" is not a string",
 			"docs.jsonl:5: not a JSON object",
+			"docs.jsonl:6: field \"id\" holds the lone UTF-16 surrogate \\ud800",
 			"indexed 2 documents",
-			"2 skipped (2 invalid)",
+			"3 skipped (3 invalid)",
 		} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)

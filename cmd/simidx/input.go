@@ -362,11 +362,18 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 			return bad("no %q field (set the ID field with --id-field)", r.flags.idField)
 		}
 		var id string
-		if err := json.Unmarshal(rawID, &id); err != nil {
-			if _, err := strconv.ParseFloat(string(rawID), 64); err != nil {
-				return bad("field %q is neither a string nor a number", r.flags.idField)
+		switch jsonKind(rawID) {
+		case "string":
+			// Strictly: a lone surrogate or a byte that is not UTF-8
+			// would become U+FFFD, and different IDs the same.
+			var err error
+			if id, err = jsonString(rawID); err != nil {
+				return bad("field %q %v", r.flags.idField, err)
 			}
-			id = string(rawID) // a number, as written
+		case "number":
+			id = string(rawID) // as written
+		default:
+			return bad("field %q is neither a string nor a number", r.flags.idField)
 		}
 		rawText, ok := obj[r.flags.textField]
 		if !ok {
