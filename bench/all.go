@@ -332,12 +332,13 @@ const serveNote = `### simidx serve under load
 The load test of the HTTP server (subcommand ` + "`serve`" + `: a million documents,
 concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
 rate) is run on its own; its figures and commands are in
-[docs/server.md](server.md#load-test). On the 2-core VM, with 12 clients, on
-2026-11-24 (five runs, its disk syncing in about 0.3 ms): 21,500 to 30,200 queries a
-second at a p99 of 1.8 to 3.5 ms, 8,200 to 11,000 durable adds a second at a p99 of 4.9
-to 6.5 ms, and in the mixed phase (a fifth of the requests adds) adds at a p99 of 4.7 to
-7.6 ms; on the index of a million texts 29,000 queries and 10,300 to 10,700 adds a
-second, and 8,787 adds a second over 90 seconds through several merges. On slower days
+[docs/server.md](server.md#figures). On the 2-core VM, with 12 clients, on
+2026-11-24 and 2026-11-25 (nine runs, its disk syncing in about 0.3 ms): 21,500 to 33,600
+queries a second at a p99 of 1.8 to 3.8 ms, 8,200 to 11,700 durable adds a second at a
+p99 of 4.6 to 6.5 ms, and in the mixed phase (a fifth of the requests adds) adds at a
+p99 of 4.2 to 7.6 ms; on the index of a million texts 28,000 to 29,400 queries and 9,700
+to 10,700 adds a second, and 8,787 adds a second over 90 seconds through several merges.
+On slower days
 of the VM: 15,600 to 23,400 queries a second at a p99 of 3.5 to 5.1 ms, 5,100 to 6,700
 durable adds a second at a p99 of 7.2 to 9.5 ms, and mixed-phase adds at a p99 of 9.6 to
 16.1 ms (the highest while a merge of the in-memory levels runs); the VM's speed drifts
