@@ -124,3 +124,87 @@ func TestFingerprintFeatures(t *testing.T) {
 		t.Errorf("bad --features: %v", r)
 	}
 }
+
+// TestFingerprintHashesRoundTrip feeds simidx fingerprint output to
+// index --input hashes when the names look like hex digits or numbers, or
+// hold spaces: each line is read as fingerprint, two spaces, name.
+func TestFingerprintHashesRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	titles := filepath.Join(dir, "titles.txt")
+	files := filepath.Join(dir, "files")
+	writeFiles(t, dir, map[string]string{
+		"titles.txt":       "the first title\nthe second title\nthe third title\n",
+		"files/2024":       "a file named like a year",
+		"files/deadbeef":   "a file named like a fingerprint",
+		"files/cafe":       "another hex name",
+		"files/my file 12": "a name with spaces and a hex last word",
+		"files/x ff  ab":   "two spaces in the name",
+	})
+	for _, tc := range []struct {
+		args []string
+		ids  []string
+	}{
+		{[]string{"--input", "lines", titles}, []string{"1", "2", "3"}},
+		{[]string{files}, []string{"2024", "deadbeef", "cafe", "my file 12", "x ff  ab"}},
+	} {
+		out := mustRun(t, "", append([]string{"fingerprint"}, tc.args...)...).stdout
+		want := map[string]string{} // ID -> fingerprint
+		for line := range strings.Lines(out) {
+			want[strings.TrimSuffix(line[18:], "\n")] = line[:16]
+		}
+		db := filepath.Join(t.TempDir(), "fp.db")
+		r := mustRun(t, out, "index", "--db", db, "--input", "hashes", "-")
+		if !strings.Contains(r.stderr, "; 0 skipped") {
+			t.Errorf("index --input hashes: %v", r)
+		}
+		x, err := index.Open(db, &index.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x.Len() != len(tc.ids) {
+			t.Errorf("%d documents, want %d (%q)", x.Len(), len(tc.ids), tc.ids)
+		}
+		for _, id := range tc.ids {
+			fp, err := x.Fingerprint(id)
+			if err != nil {
+				t.Errorf("%q: %v", id, err)
+			} else if hex16(fp) != want[id] {
+				t.Errorf("%q: fingerprint %s, simidx fingerprint printed %s", id, hex16(fp), want[id])
+			}
+		}
+		x.Close()
+	}
+}
+
+func TestParseHashLine(t *testing.T) {
+	for _, tc := range []struct {
+		line string
+		id   string
+		fp   uint64
+		err  string
+	}{
+		{"0123456789abcdef  gamma", "gamma", 0x0123456789abcdef, ""},
+		{"0123456789abcdef  1", "1", 0x0123456789abcdef, ""},
+		{"0123456789ABCDEF  my file 12", "my file 12", 0x0123456789abcdef, ""},
+		{"0123456789abcdef   lead and trail ", " lead and trail ", 0x0123456789abcdef, ""},
+		{"alpha 00000000000000ff", "alpha", 0xff, ""},
+		{"beta\t0xfe", "beta", 0xfe, ""},
+		{"  my file 12  ", "my file", 0x12, ""},
+		{"0123456789abcdef 12", "0123456789abcdef", 0x12, ""},
+		{"0123456789abcdef  ", "", 0, "no ID after the fingerprint"},
+		{"0123456789abcdef gamma", "", 0, "two spaces before the ID"},
+		{"# not a hash", "", 0, "want an ID and a hexadecimal fingerprint"},
+		{"alpha 00000000000000fff", "", 0, "want an ID and a hexadecimal fingerprint"},
+	} {
+		id, fp, err := parseHashLine(tc.line)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("parseHashLine(%q): error %v, want %q", tc.line, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || id != tc.id || fp != tc.fp {
+			t.Errorf("parseHashLine(%q) = %q, %x, %v; want %q, %x", tc.line, id, fp, err, tc.id, tc.fp)
+		}
+	}
+}

@@ -25,9 +25,11 @@ directory) or - for standard input.
 The --input format says what a file holds: one document (files); one JSON
 object per line with an ID and a text field (jsonl); one document per line,
 the ID being the line number, prefixed with the file name when there are
-several inputs (lines); or one "ID HEX" pair per line, a precomputed 64-bit
-fingerprint in hexadecimal (hashes; such documents have no MinHash signature
-and match by fingerprint distance alone). With
+several inputs (lines); or a precomputed 64-bit fingerprint in hexadecimal
+and an ID per line (hashes; such documents have no MinHash signature and
+match by fingerprint distance alone): "HEX  ID" when the line starts with 16
+hex digits and two spaces, as simidx fingerprint prints it, otherwise
+"ID HEX", the fingerprint being the last word. With
 auto, files named *.jsonl or *.ndjson are JSON lines, standard input is JSON
 lines if it starts with '{', and anything else is one document.
 

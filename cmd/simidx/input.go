@@ -390,21 +390,41 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 	}
 }
 
-// parseHashLine parses "ID HEX" (an ID, white space and a fingerprint of 1
-// to 16 hex digits), or "HEX  ID" as printed by simidx fingerprint.
+// parseHashLine parses a line of --input hashes. A line that starts with
+// exactly 16 hex digits and two spaces is "HEX  ID", as printed by simidx
+// fingerprint (md5sum's layout): the ID is the rest of the line, as it is.
+// Any other line is "ID HEX": an ID, white space and a fingerprint of 1 to 16
+// hex digits (0x optional), the last word of the line.
 func parseHashLine(line string) (string, uint64, error) {
+	if len(line) >= 18 && line[16:18] == "  " && isHex(line[:16]) {
+		fp, _ := parseHex(line[:16])
+		id := line[18:]
+		if id == "" {
+			return "", 0, fmt.Errorf("no ID after the fingerprint %s", line[:16])
+		}
+		return id, fp, nil
+	}
 	line = strings.TrimSpace(line)
 	if i := strings.LastIndexAny(line, " \t"); i > 0 {
 		if fp, ok := parseHex(line[i+1:]); ok {
 			return strings.TrimSpace(line[:i]), fp, nil
 		}
 	}
-	if i := strings.IndexAny(line, " \t"); i > 0 {
-		if fp, ok := parseHex(line[:i]); ok && i == 16 {
-			return strings.TrimSpace(line[i:]), fp, nil
-		}
+	if len(line) > 16 && isHex(line[:16]) && (line[16] == ' ' || line[16] == '\t') {
+		return "", 0, fmt.Errorf("want ID HEX, or HEX and two spaces before the ID as simidx fingerprint prints them, got %q", truncate(line, 60))
 	}
 	return "", 0, fmt.Errorf("want an ID and a hexadecimal fingerprint, got %q", truncate(line, 60))
+}
+
+// isHex reports whether s is made of hex digits only.
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func parseHex(s string) (uint64, bool) {
