@@ -80,6 +80,7 @@ Example:
 			}
 
 			var x *index.Index
+			var opts *index.QueryOptions
 			var loadErr error // inputs that could not be read: reported after the clusters
 			switch {
 			case len(args) == 0:
@@ -89,9 +90,15 @@ Example:
 				if x, err = openExisting(db, true); err != nil {
 					return err
 				}
+				if opts, err = q.options(x); err != nil {
+					x.Close()
+					return err
+				}
 			default:
 				path := db
-				if _, err := os.Stat(path); path != "" && err == nil {
+				_, statErr := os.Stat(path)
+				exists := path != "" && statErr == nil
+				if exists {
 					if s != nil {
 						return usagef("settings flags apply to a new index, and %s exists", db)
 					}
@@ -119,12 +126,23 @@ Example:
 						s.MinHash = true
 					}
 				}
-				con := &console{w: e.stderr, cmd: "dedup"}
-				r, err := newReader(args, in, e.stdin, con)
-				if err != nil {
+				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
 					return err
 				}
-				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
+				// The query flags and the inputs are checked before
+				// anything is added to the index; an index created for
+				// nothing is removed.
+				con := &console{w: e.stderr, cmd: "dedup"}
+				var r *reader
+				opts, err = q.options(x)
+				if err == nil {
+					r, err = newReader(args, in, e.stdin, con)
+				}
+				if err != nil {
+					x.Close()
+					if !exists && db != "" {
+						os.Remove(path)
+					}
 					return err
 				}
 				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
@@ -140,10 +158,6 @@ Example:
 			}
 			defer x.Close()
 
-			opts, err := q.options(x)
-			if err != nil {
-				return err
-			}
 			opts.Limit = limit
 			w, err := out.open(e.stdout)
 			if err != nil {

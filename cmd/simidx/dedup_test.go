@@ -168,6 +168,52 @@ func TestDedupDB(t *testing.T) {
 	}
 }
 
+// TestDedupDBFlagsCheckedFirst checks that dedup --db INDEX INPUT refuses
+// query flags the index cannot answer before it adds INPUT to the index.
+func TestDedupDBFlagsCheckedFirst(t *testing.T) {
+	dir := t.TempDir()
+	k5 := filepath.Join(dir, "k5.db")
+	mustRun(t, "", "index", "-q", "--db", k5, "-k", "5", testdataFile("MIT.txt"))
+	plain := filepath.Join(dir, "plain.db")
+	mustRun(t, "", "index", "-q", "--db", plain, "--no-minhash", testdataFile("MIT.txt"))
+	docs := func(db string) int {
+		t.Helper()
+		x, err := index.Open(db, &index.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer x.Close()
+		return x.Len()
+	}
+	for _, tc := range []struct {
+		db   string
+		args []string
+		msg  string
+	}{
+		{k5, []string{"-k", "6"}, "-k 6 is more than the 5 bits"},
+		{plain, []string{"--min-similarity", "0.5"}, "--min-similarity needs the MinHash layer"},
+		{k5, []string{"-", "-"}, "standard input (-) given more than once"},
+	} {
+		args := append([]string{"dedup", "-q", "--db", tc.db, licenses}, tc.args...)
+		r := simidx(t, "", args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.msg) || r.stdout != "" {
+			t.Errorf("simidx %q: want exit 2 and %q, got %v", args, tc.msg, r)
+		}
+		if n := docs(tc.db); n != 1 {
+			t.Errorf("simidx %q added to the index: %d documents, want 1", args, n)
+		}
+	}
+	// A new index made for flags it cannot answer is not left behind.
+	fresh := filepath.Join(dir, "fresh.db")
+	r := simidx(t, "", "dedup", "-q", "--db", fresh, "--no-minhash", "--min-similarity", "0.5", licenses)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--min-similarity needs the MinHash layer") {
+		t.Errorf("new index without MinHash and --min-similarity: %v", r)
+	}
+	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
+		t.Errorf("%s left behind: %v", fresh, err)
+	}
+}
+
 // TestDedupTempRemoved checks that the temporary index is removed.
 func TestDedupTempRemoved(t *testing.T) {
 	tmp := t.TempDir()
