@@ -52,7 +52,7 @@ Example:
 		fs.StringVar(&db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
 		q.add(fs, false)
 		fs.BoolVar(&pairs, "pairs", false, "report pairs instead of clusters")
-		fs.IntVar(&limit, "limit", 0, "with --pairs, report at most `N` pairs (default: all)")
+		fs.IntVar(&limit, "limit", 0, "with --pairs, report only the first `N` pairs of the sorted list (default: all)")
 		out.add(fs)
 		in.add(fs)
 		sf.addIndexFlags(fs, false)
@@ -70,6 +70,9 @@ Example:
 			}
 			if limit < 0 {
 				return usagef("--limit must not be negative")
+			}
+			if fs.Changed("limit") && !pairs {
+				return usagef("--limit applies to --pairs only; clusters are always reported whole")
 			}
 			if db == "" && len(args) == 0 {
 				return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
@@ -158,13 +161,12 @@ Example:
 			}
 			defer x.Close()
 
-			opts.Limit = limit
 			w, err := out.open(e.stdout)
 			if err != nil {
 				return err
 			}
 			if pairs {
-				err = reportPairs(ctx, x, opts, w)
+				err = reportPairs(ctx, x, opts, limit, w)
 			} else {
 				err = reportClusters(ctx, x, opts, w)
 			}
@@ -197,10 +199,15 @@ type clusterRecord struct {
 	IDs            []string `json:"ids"`
 }
 
-// reportPairs writes the pairs of x, sorted by their IDs.
-func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, w *output) error {
+// reportPairs writes the pairs of x, sorted by their IDs; with a limit
+// above 0, only the first limit pairs of that order.
+func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit int, w *output) error {
+	// Index.Pairs stops at opts.Limit pairs in its own order: every pair
+	// is collected, sorted, and then cut.
+	all := *opts
+	all.Limit = 0
 	var ps []index.Pair
-	err := x.Pairs(ctx, opts, func(p index.Pair) error {
+	err := x.Pairs(ctx, &all, func(p index.Pair) error {
 		if p.A > p.B {
 			p.A, p.B = p.B, p.A
 		}
@@ -213,6 +220,9 @@ func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 	slices.SortFunc(ps, func(p, q index.Pair) int {
 		return cmp.Or(cmp.Compare(p.A, q.A), cmp.Compare(p.B, q.B))
 	})
+	if limit > 0 && len(ps) > limit {
+		ps = ps[:limit]
+	}
 	minHash := x.Settings().MinHash || x.Settings().Text.Method.IsSet() // both report a similarity
 	if minHash {
 		w.header("A", "B", "DISTANCE", "SIMILARITY")

@@ -128,6 +128,24 @@ func TestDedupPairs(t *testing.T) {
 	if !strings.HasPrefix(r.stdout, "A ") {
 		t.Errorf("table header: %q", r.stdout)
 	}
+	// --limit N gives the first N pairs of the sorted list, in the
+	// temporary index and in a stored one.
+	db := buildIndex(t)
+	for _, args := range [][]string{{"-q", licenses}, {"--db", db}} {
+		all := mustRun(t, "", append([]string{"dedup", "--pairs", "-f", "jsonl"}, args...)...).stdout
+		lines := strings.SplitAfter(all, "\n")
+		for _, n := range []int{1, 5, 12} {
+			r := mustRun(t, "", append([]string{"dedup", "--pairs", "-f", "jsonl", "--limit", strconv.Itoa(n)}, args...)...)
+			if want := strings.Join(lines[:n], ""); r.stdout != want {
+				t.Errorf("dedup --pairs --limit %d %q:\n%s\nwant the first %d pairs:\n%s", n, args, r.stdout, n, want)
+			}
+		}
+	}
+	// Clusters are reported whole: --limit without --pairs is refused.
+	if r := simidx(t, "", "dedup", "--db", db, "--limit", "2"); r.code != exitUsage ||
+		!strings.Contains(r.stderr, "--limit applies to --pairs only") || r.stdout != "" {
+		t.Errorf("--limit without --pairs: %v", r)
+	}
 }
 
 func TestDedupDB(t *testing.T) {
