@@ -179,8 +179,11 @@ func TestDedupDB(t *testing.T) {
 		{[]string{"dedup", "--db", db, "--minhash"}, 2, "settings flags apply to a new index"},
 		{[]string{"dedup", "--db", filepath.Join(dir, "none.db")}, 1, "no index at " + filepath.Join(dir, "none.db")},
 		{[]string{"dedup", "--limit", "-1", licenses}, 2, "--limit must not be negative"},
+		{[]string{"dedup", "--db", db, "--min-similarity", "NaN"}, 2, "--min-similarity must be 0 to 1, not NaN"},
+		{[]string{"dedup", "--min-similarity", "NaN", licenses}, 2, "--min-similarity must be 0 to 1, not NaN"},
+		{[]string{"dedup", "--db", db, "--min-similarity", "+Inf"}, 2, "--min-similarity must be 0 to 1, not +Inf"},
 	} {
-		if r := simidx(t, "", tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
+		if r := simidx(t, "", tc.args...); r.code != tc.code || !strings.Contains(r.stderr, tc.msg) || r.stdout != "" {
 			t.Errorf("simidx %q: want exit %d and %q, got %v", tc.args, tc.code, tc.msg, r)
 		}
 	}

@@ -53,6 +53,9 @@ Example:
 			if err := in.check(); err != nil {
 				return err
 			}
+			if err := q.check(); err != nil {
+				return err
+			}
 			var fpv []uint64
 			for _, s := range fps {
 				fp, ok := parseHex(s)
@@ -212,7 +215,8 @@ func (q *queryFlags) check() error {
 	if q.maxDistance < 0 || q.maxDistance > index.MaxMaxDistance {
 		return usagef("-k must be 0 to %d, not %d", index.MaxMaxDistance, q.maxDistance)
 	}
-	if q.minSimilarity < 0 || q.minSimilarity > 1 {
+	// Written so that NaN fails too.
+	if !(q.minSimilarity >= 0 && q.minSimilarity <= 1) {
 		return usagef("--min-similarity must be 0 to 1, not %g", q.minSimilarity)
 	}
 	if q.limit < 0 {

@@ -166,6 +166,14 @@ func TestQueryErrors(t *testing.T) {
 			"--min-similarity cannot be used with --fingerprint"},
 		{"similarity range", []string{"query", "--db", db, "--min-similarity", "1.5", "--id", "MIT.txt"}, 2,
 			"--min-similarity must be 0 to 1, not 1.5"},
+		{"similarity NaN", []string{"query", "--db", db, "--min-similarity", "NaN", "--id", "MIT.txt"}, 2,
+			"--min-similarity must be 0 to 1, not NaN"},
+		{"similarity Inf", []string{"query", "--db", db, "--min-similarity", "Inf", "--id", "MIT.txt"}, 2,
+			"--min-similarity must be 0 to 1, not +Inf"},
+		{"similarity -Inf", []string{"query", "--db", db, "--min-similarity", "-Inf", "--id", "MIT.txt"}, 2,
+			"--min-similarity must be 0 to 1, not -Inf"},
+		{"similarity before the index", []string{"query", "--db", missing, "--min-similarity", "nan", "--id", "MIT.txt"}, 2,
+			"--min-similarity must be 0 to 1, not NaN"},
 		{"bad fingerprint", []string{"query", "--db", db, "--fingerprint", "xyz"}, 2,
 			`--fingerprint wants 1 to 16 hexadecimal digits, not "xyz"`},
 		{"format", []string{"query", "--db", db, "--format", "csv", "--id", "MIT.txt"}, 2,
@@ -177,6 +185,9 @@ func TestQueryErrors(t *testing.T) {
 			r := simidx(t, "", tc.args...)
 			if r.code != tc.code || !strings.Contains(r.stderr, tc.msg) {
 				t.Errorf("want exit %d and %q, got %v", tc.code, tc.msg, r)
+			}
+			if tc.code == exitUsage && r.stdout != "" {
+				t.Errorf("a usage error wrote to stdout: %q", r.stdout)
 			}
 		})
 	}
