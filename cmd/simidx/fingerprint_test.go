@@ -208,3 +208,31 @@ func TestParseHashLine(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintTooLarge checks that documents over the size limit are
+// refused whether they are files, lines or JSON lines.
+func TestFingerprintTooLarge(t *testing.T) {
+	huge := strings.Repeat("a ", index.MaxDocSize/2+1)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"huge.txt":   huge + "\nsmall document\n",
+		"huge.jsonl": `{"id": "big", "text": "` + huge + `"}` + "\n" + `{"id": "small", "text": "small document"}` + "\n",
+	})
+	small := mustRun(t, "small document", "fingerprint").stdout[:16]
+	txt, jsonl := filepath.Join(dir, "huge.txt"), filepath.Join(dir, "huge.jsonl")
+	for _, tc := range []struct {
+		args []string
+		warn string
+		out  string
+	}{
+		{[]string{txt}, txt + ": larger than 16 MiB, skipped", ""},
+		{[]string{"--input", "lines", txt}, txt + ":1: larger than 16 MiB, skipped", small + "  2\n"},
+		{[]string{jsonl}, jsonl + ":1: larger than 16 MiB, skipped", small + "  small\n"},
+	} {
+		args := append([]string{"fingerprint"}, tc.args...)
+		r := simidx(t, "", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.warn) || r.stdout != tc.out {
+			t.Errorf("simidx %q: want exit 1, %q and output %q, got %v", args, tc.warn, tc.out, r)
+		}
+	}
+}

@@ -337,8 +337,14 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 		r.invalid.Add(1)
 		return index.Doc{}, false
 	}
+	tooLarge := func() (index.Doc, bool) {
+		return bad("larger than %d MiB, skipped", index.MaxDocSize>>20)
+	}
 	switch format {
 	case inputLines:
+		if len(line) > index.MaxDocSize {
+			return tooLarge()
+		}
 		id := strconv.Itoa(n)
 		if r.multi {
 			id = in.id + ":" + id
@@ -385,6 +391,9 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 		}
 		if id == "" {
 			return bad("empty ID")
+		}
+		if len(text) > index.MaxDocSize {
+			return tooLarge()
 		}
 		return index.Doc{ID: id, Text: []byte(text)}, true
 	}

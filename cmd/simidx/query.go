@@ -155,6 +155,13 @@ Example:
 					} else {
 						ms, err = x.Query(d.Text, opts)
 					}
+					if errors.Is(err, index.ErrTooLarge) {
+						// A document the index refuses is skipped like
+						// an unreadable one; the others are queried.
+						con.printf("%s: %v, skipped", d.ID, err)
+						r.invalid.Add(1)
+						continue
+					}
 					if err != nil {
 						return fmt.Errorf("%s: %w", d.ID, err)
 					}

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,5 +191,39 @@ func TestQueryErrors(t *testing.T) {
 				t.Errorf("a usage error wrote to stdout: %q", r.stdout)
 			}
 		})
+	}
+}
+
+// TestQuerySkipsTooLarge checks that a document over the size limit is
+// skipped with a warning naming it, and the others are still queried.
+func TestQuerySkipsTooLarge(t *testing.T) {
+	db := buildIndex(t)
+	mit, err := os.ReadFile(testdataFile("MIT.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneLine := strings.Join(strings.Fields(string(mit)), " ")
+	huge := strings.Repeat("a ", index.MaxDocSize/2+1)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"huge.txt":   huge + "\n" + oneLine + "\n",
+		"huge.jsonl": `{"id": "big", "text": "` + huge + `"}` + "\n" + `{"id": "mit", "text": ` + strconv.Quote(oneLine) + `}` + "\n",
+	})
+	for _, tc := range []struct {
+		args  []string
+		warn  string
+		query string
+	}{
+		{[]string{"--input", "lines", filepath.Join(dir, "huge.txt")}, filepath.Join(dir, "huge.txt") + ":1: larger than 16 MiB, skipped", "2"},
+		{[]string{filepath.Join(dir, "huge.jsonl")}, filepath.Join(dir, "huge.jsonl") + ":1: larger than 16 MiB, skipped", "mit"},
+	} {
+		args := append([]string{"query", "--db", db, "-f", "jsonl"}, tc.args...)
+		r := simidx(t, "", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, tc.warn) || !strings.Contains(r.stderr, "1 input was skipped (see above)") {
+			t.Errorf("simidx %q: want exit 1 and %q, got %v", args, tc.warn, r)
+		}
+		if !strings.Contains(r.stdout, `{"query":"`+tc.query+`","id":"MIT.txt"`) {
+			t.Errorf("simidx %q: the document after the large one was not queried:\n%s", args, r.stdout)
+		}
 	}
 }
