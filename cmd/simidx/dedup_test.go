@@ -235,6 +235,17 @@ func TestDedupDBFlagsCheckedFirst(t *testing.T) {
 	}
 }
 
+// TestDedupNoRows checks that a corpus without near duplicates prints
+// nothing, not even the table header.
+func TestDedupNoRows(t *testing.T) {
+	for _, args := range [][]string{nil, {"--pairs"}} {
+		args = append(append([]string{"dedup", "-q"}, args...), testdataFile("MIT.txt"), testdataFile("Zlib.txt"))
+		if r := mustRun(t, "", args...); r.stdout != "" {
+			t.Errorf("simidx %q printed %q", args, r.stdout)
+		}
+	}
+}
+
 // TestDedupTempRemoved checks that the temporary index is removed.
 func TestDedupTempRemoved(t *testing.T) {
 	tmp := t.TempDir()

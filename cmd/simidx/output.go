@@ -67,18 +67,26 @@ type output struct {
 	buf   *bufio.Writer
 	enc   *json.Encoder
 	tab   *tabwriter.Writer
+	head  []string // the table header, until the first row writes it
 	err   error
 }
 
-// header writes the table header (nothing with JSON lines).
+// header sets the table header (none with JSON lines). It is written with
+// the first row: a table without rows, or a command that fails before its
+// first row, prints nothing.
 func (o *output) header(cols ...string) {
 	if !o.jsonl {
-		o.row(cols...)
+		o.head = cols
 	}
 }
 
-// row writes one table row.
+// row writes one table row, after the header if it is the first.
 func (o *output) row(cols ...string) {
+	if o.head != nil {
+		head := o.head
+		o.head = nil
+		o.row(head...)
+	}
 	if o.err == nil {
 		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
 	}

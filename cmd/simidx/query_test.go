@@ -227,3 +227,28 @@ func TestQuerySkipsTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestQueryNoRows checks that the table header is written only with a row:
+// a query without matches, or one that fails, prints nothing.
+func TestQueryNoRows(t *testing.T) {
+	db := buildIndex(t)
+	if r := mustRun(t, "Permission is hereby granted", "query", "--db", db); r.stdout != "" {
+		t.Errorf("a query without matches printed %q", r.stdout)
+	}
+	r := simidx(t, "", "query", "--db", db, "--id", "nope.txt")
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("a failed query: %v", r)
+	}
+	out := filepath.Join(t.TempDir(), "out.txt")
+	if r := simidx(t, "", "query", "--db", db, "--id", "nope.txt", "-o", out); r.code != 1 {
+		t.Errorf("a failed query: %v", r)
+	}
+	if b, err := os.ReadFile(out); err != nil || len(b) != 0 {
+		t.Errorf("a failed query wrote %q to -o (%v)", b, err)
+	}
+	// A failure after some matches keeps them, with the header.
+	r = simidx(t, "", "query", "--db", db, "--id", "MIT.txt", "--id", "nope.txt")
+	if r.code != 1 || !strings.HasPrefix(r.stdout, "QUERY ") || !strings.Contains(r.stdout, "JSON.txt") {
+		t.Errorf("matches before a failure: %v", r)
+	}
+}
