@@ -236,3 +236,20 @@ func TestFingerprintTooLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestFingerprintBinary checks that a binary file is named in a warning.
+func TestFingerprintBinary(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"odd/bin.dat": "GIF89a\x00\x01 binary", "odd/text.txt": "some text"})
+	bin := filepath.Join(dir, "odd", "bin.dat")
+	r := simidx(t, "", "fingerprint", bin)
+	want := "simidx fingerprint: " + bin + ": binary (holds a NUL byte), skipped\nsimidx fingerprint: 1 input was skipped (see above)\n"
+	if r.code != 1 || r.stdout != "" || r.stderr != want {
+		t.Errorf("want exit 1 and %q, got %v", want, r)
+	}
+	// In a directory too, the warning gives the path of the file.
+	r = simidx(t, "", "fingerprint", filepath.Join(dir, "odd"))
+	if r.code != 1 || !strings.HasSuffix(r.stdout, "  text.txt\n") || !strings.Contains(r.stderr, "simidx fingerprint: "+bin+": binary (holds a NUL byte), skipped\n") {
+		t.Errorf("fingerprint of a directory with a binary file: %v", r)
+	}
+}

@@ -34,7 +34,7 @@ auto, files named *.jsonl or *.ndjson are JSON lines, standard input is JSON
 lines if it starts with '{', and anything else is one document.
 
 A document whose ID is already stored replaces it. Binary files (holding a
-NUL byte) are skipped and counted; files that cannot be read are reported and
+NUL byte) are reported, skipped and counted; files that cannot be read are reported and
 counted, and indexing goes on (the exit status is then 1). Documents are
 analysed on all cores and committed in large atomic batches. On an interrupt
 (Ctrl-C or SIGTERM) what was read is committed, the index stays consistent,

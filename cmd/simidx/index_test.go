@@ -75,6 +75,7 @@ func TestIndexSkipsBinaryAndUnreadable(t *testing.T) {
 	}
 	for _, want := range []string{
 		"simidx index: cannot read " + filepath.Join(dir, "dangling.txt") + ": no such file or directory\n",
+		"simidx index: " + filepath.Join(dir, "image.bin") + ": binary (holds a NUL byte), skipped\n",
 		"indexed 2 documents",
 		"2 skipped (1 binary, 1 unreadable)",
 		"simidx index: 1 input could not be read (see above); indexed the rest\n",

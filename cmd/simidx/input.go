@@ -267,7 +267,7 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 	ok := true
 	switch format {
 	case inputFiles:
-		ok, err = r.readFile(in, br, send)
+		ok, err = r.readFile(in, name, br, send)
 	default:
 		ok, err = r.readLines(in, name, format, br, send)
 	}
@@ -280,8 +280,9 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-// readFile sends the whole input as one document.
-func (r *reader) readFile(in source, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
+// readFile sends the whole input as one document; name is its path, or
+// "standard input", for warnings.
+func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
 	text, err := io.ReadAll(io.LimitReader(br, index.MaxDocSize+1))
 	r.bytes.Add(int64(len(text)))
 	if err != nil {
@@ -290,11 +291,12 @@ func (r *reader) readFile(in source, br *bufio.Reader, send func(index.Doc) bool
 	if len(text) > index.MaxDocSize {
 		n, _ := io.Copy(io.Discard, br)
 		r.bytes.Add(n)
-		r.warn.printf("%s: larger than %d MiB, skipped", in.id, index.MaxDocSize>>20)
+		r.warn.printf("%s: larger than %d MiB, skipped", name, index.MaxDocSize>>20)
 		r.invalid.Add(1)
 		return true, nil
 	}
 	if bytes.IndexByte(text, 0) >= 0 {
+		r.warn.printf("%s: binary (holds a NUL byte), skipped", name)
 		r.binary.Add(1)
 		return true, nil
 	}
