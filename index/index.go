@@ -2,6 +2,8 @@ package index
 
 import (
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -148,4 +150,45 @@ func boltErr(err error) error {
 		return ErrClosed
 	}
 	return err
+}
+
+// recoverCorrupt, deferred around a transaction, turns a panic in it into
+// an error wrapping ErrCorrupt: bbolt panics on a page it cannot read (a
+// damaged file), and a reader of the index, a server above all, must get
+// an error instead of a crash. The transactions also run with
+// debug.SetPanicOnFault, so that a read of the file's mapping at a wild
+// page number panics instead of crashing the process. A panic of the caller's own function
+// (userPanic) goes on as it began. bbolt rolls the transaction back as the
+// panic passes through it.
+func recoverCorrupt(err *error) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	if u, ok := r.(userPanic); ok {
+		panic(u.v)
+	}
+	*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+}
+
+// userPanic carries a panic of a caller's function, called inside a
+// transaction, through recoverCorrupt.
+type userPanic struct{ v any }
+
+// callUser returns fn(v), marking a panic of fn as the caller's own.
+func callUser[T any](fn func(T) error, v T) error {
+	defer func() {
+		if r := recover(); r != nil {
+			panic(userPanic{r})
+		}
+	}()
+	return fn(v)
+}
+
+// update runs fn in a write transaction, a panic in it (a damaged file)
+// returned as ErrCorrupt; see recoverCorrupt.
+func (x *Index) update(fn func(*bolt.Tx) error) (err error) {
+	defer recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return x.db.Update(fn)
 }

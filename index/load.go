@@ -304,7 +304,7 @@ func (l *loader) commitBatch() error {
 	}
 	x := l.x
 	var count, rep, ex int64
-	err := x.db.Update(func(tx *bolt.Tx) error {
+	err := x.update(func(tx *bolt.Tx) error {
 		var err error
 		count, rep, ex, err = x.addRecords(tx, l.batch)
 		return err
@@ -333,7 +333,7 @@ func (l *loader) phase1() error {
 		return nil
 	}
 	x := l.x
-	err := x.db.Update(func(tx *bolt.Tx) error {
+	err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !l.started {
 			l.base = m.next

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
+	"runtime/debug"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -84,7 +85,7 @@ func Open(path string, opts *Options) (*Index, error) {
 		return nil, err
 	}
 
-	db, err := bolt.Open(path, 0o644, &bolt.Options{
+	db, err := openBolt(path, &bolt.Options{
 		Timeout:  opts.timeout(),
 		ReadOnly: opts.ReadOnly,
 		NoSync:   opts.NoSync,
@@ -131,6 +132,7 @@ func checkFile(path string, size int64) error {
 	}
 	defer f.Close()
 	var buf [64 + 16]byte
+	var freelist uint64 // of the last meta page read
 	meta := func(off int64) (pgid, txid uint64, pageSize uint32, ok bool) {
 		if _, err := f.ReadAt(buf[:], off); err != nil {
 			return 0, 0, 0, false
@@ -142,9 +144,11 @@ func checkFile(path string, size int64) error {
 		if le.Uint32(m[0:]) != 0xED0CDAED || le.Uint32(m[4:]) != 2 || le.Uint64(m[56:]) != h.Sum64() {
 			return 0, 0, 0, false
 		}
+		freelist = le.Uint64(m[32:])
 		return le.Uint64(m[40:]), le.Uint64(m[48:]), le.Uint32(m[8:]), true
 	}
 	pg0, tx0, ps, ok0 := meta(0)
+	fl0 := freelist
 	if !ok0 {
 		ps = uint32(os.Getpagesize())
 	}
@@ -155,7 +159,7 @@ func checkFile(path string, size int64) error {
 	var pgid uint64
 	switch {
 	case ok0 && (!ok1 || tx0 >= tx1):
-		pgid = pg0
+		pgid, freelist = pg0, fl0
 	case ok1:
 		pgid = pg1
 	default:
@@ -164,7 +168,79 @@ func checkFile(path string, size int64) error {
 	if need := pgid * uint64(ps); need > uint64(size) {
 		return fmt.Errorf("%w: truncated: %d bytes, needs %d", ErrNotIndex, size, need)
 	}
+	return checkFreelist(f, freelist, pgid, uint64(ps))
+}
+
+// checkFreelist validates the freelist page of a bbolt file whose meta
+// page names page freelist and a high water mark of pgid pages of size
+// ps, as bbolt reads it when it opens the file: a damaged one would make
+// bolt.Open panic with the file mapped, and so locked, for the rest of
+// the process. Cost: a read of the freelist page.
+func checkFreelist(f *os.File, freelist, pgid, ps uint64) error {
+	if freelist == ^uint64(0) {
+		return nil // not written: bbolt scans the file instead
+	}
+	bad := func(why string) error {
+		return fmt.Errorf("%w: freelist page %d: %s", ErrCorrupt, freelist, why)
+	}
+	if freelist < 2 || freelist >= pgid {
+		return bad("out of the file")
+	}
+	var h [24]byte
+	if _, err := f.ReadAt(h[:], int64(freelist*ps)); err != nil {
+		return bad(err.Error())
+	}
+	le := binary.LittleEndian
+	overflow := uint64(le.Uint32(h[12:]))
+	switch {
+	case le.Uint64(h[0:]) != freelist:
+		return bad("its header names another page")
+	case le.Uint16(h[8:])&0x10 == 0:
+		return bad("not a freelist page")
+	case freelist+overflow >= pgid:
+		return bad("runs past the file")
+	}
+	n, off := uint64(le.Uint16(h[10:])), uint64(16)
+	if n == 0xffff { // the count is the first element
+		n, off = le.Uint64(h[16:]), 24
+	}
+	if off+8*n > (overflow+1)*ps {
+		return bad("holds more page IDs than its pages")
+	}
+	ids := make([]byte, 8*n)
+	if _, err := f.ReadAt(ids, int64(freelist*ps+off)); err != nil {
+		return bad(err.Error())
+	}
+	for i := 0; i < len(ids); i += 8 {
+		if id := le.Uint64(ids[i:]); id < 2 || id >= pgid {
+			return bad(fmt.Sprintf("frees page %d, out of the file", id))
+		}
+	}
 	return nil
+}
+
+// openBolt is bolt.Open, a panic in it returned as an error wrapping
+// ErrCorrupt (checkFile validates the pages bbolt reads as it opens a
+// file, so this is a last resort). The file is closed, but if bbolt had
+// mapped it, the mapping, which only bbolt could release, keeps the file
+// and so its lock for the rest of the process.
+func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
+	var f *os.File
+	o.OpenFile = func(name string, flag int, perm os.FileMode) (*os.File, error) {
+		fh, err := os.OpenFile(name, flag, perm)
+		f = fh
+		return fh, err
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			if f != nil {
+				f.Close()
+			}
+			db, err = nil, fmt.Errorf("%w: %v", ErrCorrupt, r)
+		}
+	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	return bolt.Open(path, 0o644, o)
 }
 
 // persisted is the JSON stored under meta/settings.
@@ -179,6 +255,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			err = fmt.Errorf("%w: %v", ErrNotIndex, r)
 		}
 	}()
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var st Settings
 	var fresh bool
 	read := func(tx *bolt.Tx) error {

@@ -68,7 +68,7 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 			if p.B < p.A {
 				p.A, p.B = p.B, p.A
 			}
-			if err := fn(p); err != nil {
+			if err := callUser(fn, p); err != nil {
 				return err
 			}
 			if sent++; q.limit > 0 && sent >= q.limit {

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -147,9 +148,11 @@ func (x *Index) recentLevels() levels {
 
 // view runs fn in a read transaction, with x.readers held (read) so that
 // the recent band levels fn may use outlive it.
-func (x *Index) view(fn func(*bolt.Tx) error) error {
+func (x *Index) view(fn func(*bolt.Tx) error) (err error) {
 	x.readers.RLock()
 	defer x.readers.RUnlock()
+	defer recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	return x.db.View(fn)
 }
 
@@ -168,9 +171,11 @@ var viewBegunHook func()
 // skip that key's documents. So the filter is loaded before and after the
 // transaction begins: the same one both times was current in between;
 // else (a rebuild, rare) fn gets nil. Cost: two atomic loads.
-func (x *Index) viewFiltered(fn func(*bolt.Tx, *bandFilter) error) error {
+func (x *Index) viewFiltered(fn func(*bolt.Tx, *bandFilter) error) (err error) {
 	x.readers.RLock()
 	defer x.readers.RUnlock()
+	defer recoverCorrupt(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	before := x.filter.Load()
 	return x.db.View(func(tx *bolt.Tx) error {
 		if viewBegunHook != nil {
@@ -377,7 +382,7 @@ func (x *Index) mergeSlices() int {
 // x.wmu.
 func (x *Index) mergeSlice() (bool, error) {
 	var over, tablesDone bool
-	err := x.db.Update(func(tx *bolt.Tx) error {
+	err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !m.merging {
 			m.merging, m.mergeUpto, m.mergeDone = true, m.next, 0

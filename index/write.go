@@ -76,7 +76,7 @@ func (x *Index) addRecs(recs []record) error {
 		return err
 	}
 	var count int64
-	err := x.db.Update(func(tx *bolt.Tx) error {
+	err := x.update(func(tx *bolt.Tx) error {
 		var err error
 		count, _, _, err = x.addRecords(tx, recs)
 		return err
@@ -114,7 +114,7 @@ func (x *Index) Delete(ids ...string) (int, error) {
 	}
 	var found int
 	var count int64
-	err := x.db.Update(func(tx *bolt.Tx) error {
+	err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		idb := tx.Bucket(bucketIDs)
 		docs := tx.Bucket(bucketDocs)
