@@ -49,8 +49,9 @@ type TextSettings struct {
 	// removed, NFKC, case folded, punctuation dropped, overlapping 5-word
 	// shingles.
 	Shingle shingle.Options `json:"shingle"`
-	// Features are the simhash features. Default simhash.Units (every word
-	// with term-frequency weights).
+	// Features are the simhash features. Default simhash.UnitsAndPairs
+	// (every word and every pair of adjacent words, with term-frequency
+	// weights).
 	Features simhash.Features `json:"features"`
 	// FeatureSize is the number of units per simhash feature with
 	// simhash.Shingles. 0 means simhash.DefaultShingleSize.

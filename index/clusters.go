@@ -30,9 +30,13 @@ type Cluster struct {
 // costs, plus 4 bytes per document number ever allocated and the IDs of
 // the documents in clusters in memory.
 //
-// Cancelling ctx stops the scan with ctx.Err().
+// Cancelling ctx stops the scan with ctx.Err(); a ctx already cancelled
+// stops it before it begins.
 func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluster) error) error {
 	if err := x.checkOpen(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	q, err := x.resolve(opts)

@@ -14,8 +14,9 @@
 //     set;
 //   - exact: canonical text hash + document number, so that exact copies are
 //     found whatever their fingerprints (also for empty or very short text);
-//   - one bucket per permuted table (see Design), each value a sorted,
-//     packed group of entries sharing a key prefix;
+//   - tables: the permuted tables (see Design), keyed by table number and
+//     key prefix, each value a sorted, packed group of entries sharing
+//     the prefix;
 //   - bands (MinHash only): band hash -> roaring bitmap of document numbers;
 //   - sets (set methods only): set hash -> roaring bitmap of document
 //     numbers.

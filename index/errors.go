@@ -3,7 +3,12 @@ package index
 import "errors"
 
 // Sentinel errors. Errors returned by this package wrap one of these (test
-// with errors.Is) and add detail such as the path or the offending ID.
+// with errors.Is) and add detail such as the path or the offending ID; or
+// else an error of the file system (a file or directory that does not
+// exist or cannot be read: test with errors.Is(err, fs.ErrNotExist) or
+// fs.ErrPermission), the error of a cancelled context, an error of a
+// document source given to Load, or, after a bulk load interrupted in
+// this process, the plain error that writes wait for a reopen.
 var (
 	// ErrNotIndex means the file is not an index: not a bbolt database, a
 	// bbolt database without the index's meta bucket, or a truncated file.
@@ -32,6 +37,11 @@ var (
 	// ErrInvalidID means a document ID is empty, longer than MaxIDLen bytes
 	// or not valid UTF-8.
 	ErrInvalidID = errors.New("invalid document ID")
+
+	// ErrFull means the index has used all its 2^32-1 document numbers
+	// (each add of a new ID takes one, never reused): rebuild it with
+	// Load.
+	ErrFull = errors.New("index is full: document numbers exhausted")
 
 	// ErrTooLarge means a document's text is longer than MaxDocSize bytes.
 	ErrTooLarge = errors.New("document too large")

@@ -107,8 +107,10 @@ func (x *Index) Sync() error {
 }
 
 // Close releases the index and its file lock. It waits for running
-// transactions to finish. Later calls to any method return ErrClosed;
-// Close itself may be called more than once.
+// transactions to finish. Later calls to any method that reads or writes
+// the file return ErrClosed (Path, Settings, Len, Probe, ProbeFingerprint
+// and Matcher, which do not, still answer); Close itself may be called
+// more than once.
 func (x *Index) Close() error {
 	if x.closed.Swap(true) {
 		return nil

@@ -72,12 +72,16 @@ type LoadStats struct {
 // If ctx is cancelled, or src yields an error, or a document is invalid
 // (unless LoadOptions.SkipInvalid), Load commits the documents read before
 // and returns the error wrapped, with the counts: the index stays
-// consistent. Load checks ctx between documents, so a source that may
-// block (reading a pipe) should itself return when ctx is done. src must
+// consistent. Load checks ctx before it reads a document and then every
+// 256 documents, so a source that may block (reading a pipe) should
+// itself return when ctx is done. src must
 // not reuse a Doc's Text after yielding it.
 func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadOptions) (LoadStats, error) {
 	if err := x.checkWritable(); err != nil {
 		return LoadStats{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return LoadStats{}, fmt.Errorf("index: load: %w", err)
 	}
 	var o LoadOptions
 	if opts != nil {
@@ -339,7 +343,7 @@ func (l *loader) phase1() error {
 			l.base = m.next
 		}
 		if uint64(l.base)+uint64(len(l.fps))+uint64(len(l.pending)) >= 1<<32-1 {
-			return fmt.Errorf("index: document numbers exhausted")
+			return fmt.Errorf("index: load: %w", ErrFull)
 		}
 		docs := tx.Bucket(bucketDocs)
 		docs.FillPercent = 1.0

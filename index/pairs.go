@@ -46,9 +46,19 @@ type Pair struct {
 // and the table scan only when opts.MaxDistance is set: it costs about
 // the sum over set hashes of the squared posting sizes.
 //
-// Cancelling ctx stops the scan with ctx.Err().
+// fn runs inside the read transaction: it must not call the index's
+// other methods. A write would wait for the transaction to end, forever,
+// and so could a query while another goroutine writes. Collect what fn
+// sees and act on it once Pairs returns (or use Clusters, which calls its
+// function after its transaction).
+//
+// Cancelling ctx stops the scan with ctx.Err(); a ctx already cancelled
+// stops it before it begins.
 func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) error) error {
 	if err := x.checkOpen(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	q, err := x.resolve(opts)

@@ -2,9 +2,11 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -138,5 +140,38 @@ func TestPairsExact(t *testing.T) {
 				t.Fatalf("limited pairs: %d, %v", n, err)
 			}
 		})
+	}
+}
+
+// TestCancelledBeforeStart checks that Pairs, Clusters and Load given a
+// context already cancelled return its error and report or add nothing,
+// however small the index.
+func TestCancelledBeforeStart(t *testing.T) {
+	t.Parallel()
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.AddFingerprint("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.AddFingerprint("b", 3); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	called := 0
+	if err := x.Pairs(ctx, nil, func(index.Pair) error { called++; return nil }); !errors.Is(err, context.Canceled) || called > 0 {
+		t.Errorf("Pairs: %v, %d pairs", err, called)
+	}
+	if err := x.Clusters(ctx, nil, func(index.Cluster) error { called++; return nil }); !errors.Is(err, context.Canceled) || called > 0 {
+		t.Errorf("Clusters: %v, %d clusters", err, called)
+	}
+	src := func(yield func(index.Doc, error) bool) {
+		yield(index.Doc{ID: "c", Fingerprint: 7, Precomputed: true}, nil)
+	}
+	if st, err := x.Load(ctx, src, nil); !errors.Is(err, context.Canceled) || st.Committed > 0 || x.Len() != 2 {
+		t.Errorf("Load: %v, %+v, %d documents", err, st, x.Len())
 	}
 }

@@ -14,8 +14,11 @@ import (
 )
 
 // QueryOptions select what a query, Pairs or Clusters report. A nil
-// *QueryOptions means the zero QueryOptions: every document within the
-// index's MaxDistance, no similarity threshold, no limit.
+// *QueryOptions means the zero QueryOptions: on an index without MinHash,
+// every document within the index's MaxDistance; with MinHash (the
+// default), every candidate from the permuted tables or a shared band
+// whose estimated similarity reaches DefaultMinSimilarity (see
+// MinSimilarity); no limit.
 //
 // On an index with a set method (MethodNshash, MethodShort) a document
 // matches if it has the same canonical text (an exact copy) or if it

@@ -15,9 +15,11 @@ import (
 
 // Add adds docs in one atomic transaction: all of them or, on error, none.
 // A document whose ID is already stored replaces it; if docs holds an ID
-// more than once, the last one wins. It costs, per document, an analysis
-// and a read-modify-write of one small value per table. For many
-// documents, Load is faster.
+// more than once, the last one wins. It costs, per document, an analysis,
+// a record and an insertion per table (and, with MinHash, per band) into
+// the in-memory levels, and its share of the next merge of the levels
+// into the file (see Options.RecentBands). For many documents, Load is
+// faster.
 func (x *Index) Add(docs ...Doc) error {
 	if err := x.checkWritable(); err != nil {
 		return err
@@ -414,7 +416,7 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 			continue
 		}
 		if m.next == math.MaxUint32 {
-			return 0, 0, 0, fmt.Errorf("index: document numbers exhausted")
+			return 0, 0, 0, fmt.Errorf("index: add: %w", ErrFull)
 		}
 		chs = append(chs, change{n: m.next, new: r})
 		m.next++

@@ -18,6 +18,7 @@ func ExampleShingler() {
 	b := shingle.Set(s.AppendHashes(nil, []byte("The quick brown fox jumped over the lazy dog.")))
 	fmt.Printf("%d and %d shingles, Jaccard %.2f, Dice %.2f\n", len(a), len(b), shingle.Jaccard(a, b), shingle.Dice(a, b))
 	// 4 of the 7 shingles are shared: Jaccard 4/10, Dice 8/14.
+
 	// Output: 7 and 7 shingles, Jaccard 0.40, Dice 0.57
 }
 
