@@ -197,6 +197,51 @@ func TestIndexFormats(t *testing.T) {
 	})
 }
 
+// TestIndexByteOrderMark checks that a UTF-8 byte order mark at the start
+// of an input is skipped, in every format and on standard input.
+func TestIndexByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	dir := t.TempDir()
+	jsonl := `{"id": "a", "text": "the quick brown fox jumps over the lazy dog"}` + "\n" +
+		`{"id": "b", "text": "an entirely different sentence about databases"}` + "\n"
+	writeFiles(t, dir, map[string]string{
+		"docs.jsonl": bom + jsonl,
+		"lines.txt":  bom + "first line\nsecond line\n",
+		"hashes.txt": bom + "0123456789abcdef  12\n",
+		"doc.txt":    bom + "the quick brown fox jumps over the lazy dog",
+		"plain.txt":  "the quick brown fox jumps over the lazy dog",
+	})
+	for _, tc := range []struct {
+		stdin string
+		args  []string
+		ids   []string
+	}{
+		{"", []string{filepath.Join(dir, "docs.jsonl")}, []string{"a", "b"}},
+		{bom + jsonl, []string{"-"}, []string{"a", "b"}},
+		{bom + "\n" + jsonl, []string{"-"}, []string{"a", "b"}},
+		{"", []string{"--input", "lines", filepath.Join(dir, "lines.txt")}, []string{"1", "2"}},
+		{"", []string{"--input", "hashes", filepath.Join(dir, "hashes.txt")}, []string{"12"}},
+	} {
+		db := filepath.Join(t.TempDir(), "x.db")
+		args := append([]string{"index", "--db", db}, tc.args...)
+		r := mustRun(t, tc.stdin, args...)
+		if !strings.Contains(r.stderr, fmt.Sprintf("indexed %d document", len(tc.ids))) || !strings.Contains(r.stderr, "; 0 skipped") {
+			t.Errorf("simidx %q: %v", args, r)
+		}
+		for _, id := range tc.ids {
+			mustRun(t, "", "query", "--db", db, "--id", id)
+		}
+	}
+	// A document is read without it: the fingerprint is that of the text.
+	fp := mustRun(t, "", "fingerprint", filepath.Join(dir, "doc.txt"), filepath.Join(dir, "plain.txt")).stdout
+	if lines := strings.Split(fp, "\n"); lines[0][:16] != lines[1][:16] {
+		t.Errorf("a byte order mark changes the fingerprint:\n%s", fp)
+	}
+	if r := mustRun(t, bom+"some text", "fingerprint"); r.stdout != mustRun(t, "some text", "fingerprint").stdout {
+		t.Errorf("a byte order mark on standard input changes the fingerprint: %v", r)
+	}
+}
+
 func TestIndexErrors(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "k2.db")

@@ -248,6 +248,12 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 		rd = f
 	}
 	br := bufio.NewReaderSize(rd, 64<<10)
+	// A UTF-8 byte order mark is not part of the input: it would hide
+	// the '{' of JSON lines and make the first line invalid JSON.
+	if b, err := br.Peek(len(byteOrderMark)); err == nil && string(b) == byteOrderMark {
+		br.Discard(len(byteOrderMark))
+		r.bytes.Add(int64(len(byteOrderMark)))
+	}
 	format := in.format
 	if format == inputAuto { // standard input: JSON lines if it starts with '{'
 		format = inputFiles
@@ -277,6 +283,9 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 	}
 	return ok
 }
+
+// byteOrderMark is the UTF-8 encoding of U+FEFF, the byte order mark.
+const byteOrderMark = "\xef\xbb\xbf"
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
