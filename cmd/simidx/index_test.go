@@ -275,6 +275,13 @@ func TestIndexErrors(t *testing.T) {
 		{"no input", []string{"index", "--db", db}, 2, "no INPUT given"},
 		{"unit", []string{"index", "--db", filepath.Join(dir, "new.db"), "--unit", "bytes", licenses}, 2,
 			`--unit must be words or chars, not "bytes"`},
+		{"no directory", []string{"index", "--db", filepath.Join(dir, "nodir", "x.db"), licenses}, 1,
+			"simidx index: cannot create " + filepath.Join(dir, "nodir", "x.db") + ": the directory " + filepath.Join(dir, "nodir") +
+				" does not exist; create it first, or give a --db path in an existing directory\n"},
+		{"dedup no directory", []string{"dedup", "--db", filepath.Join(dir, "nodir", "x.db"), licenses}, 1,
+			"simidx dedup: cannot create " + filepath.Join(dir, "nodir", "x.db") + ": the directory " + filepath.Join(dir, "nodir") + " does not exist"},
+		{"not a directory", []string{"index", "--db", filepath.Join(notIndex, "x.db"), licenses}, 1,
+			"simidx index: cannot create " + filepath.Join(notIndex, "x.db") + ": " + notIndex + " is not a directory\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := simidx(t, "", tc.args...)

@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/simidx/simidx/index"
 )
@@ -73,5 +75,26 @@ func openError(path string, err error, created bool) error {
 	case errors.Is(err, index.ErrSettings):
 		return fmt.Errorf("the flags conflict with the settings %s was created with (%v); leave out the creation flags to add to it, or use a new --db path", path, err)
 	}
-	return err
+	var pe *fs.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	// An error of the file system: index.Open wraps the *fs.PathError of
+	// the same path, which said it twice.
+	reason := pe.Err.Error()
+	if pe.Path != path {
+		reason = fmt.Sprintf("%s: %v", pe.Path, pe.Err)
+	}
+	if _, serr := os.Stat(path); serr == nil {
+		return fmt.Errorf("cannot open %s: %s", path, reason)
+	}
+	dir := filepath.Dir(path)
+	if fi, serr := os.Stat(dir); errors.Is(serr, fs.ErrNotExist) {
+		return fmt.Errorf("cannot create %s: the directory %s does not exist; create it first, or give a --db path in an existing directory", path, dir)
+	} else if serr != nil {
+		return fmt.Errorf("cannot create %s: %v", path, trimPathError(dir, serr))
+	} else if !fi.IsDir() {
+		return fmt.Errorf("cannot create %s: %s is not a directory", path, dir)
+	}
+	return fmt.Errorf("cannot create %s: %s", path, reason)
 }
