@@ -109,6 +109,7 @@ type loadResult struct {
 // an error if inputs could not be read (after committing the others).
 func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr io.Writer, quiet bool) (loadResult, error) {
 	start := time.Now()
+	r.store = true
 	if !quiet && isTerminal(stderr) {
 		stop := startProgress(con, r, start)
 		defer stop()

@@ -242,6 +242,62 @@ func TestIndexByteOrderMark(t *testing.T) {
 	}
 }
 
+// TestIndexNamesSkipped checks that documents an index would refuse (an
+// ID over 512 bytes or not UTF-8, a text over 16 MiB) are reported with
+// their file and line, and skipped.
+func TestIndexNamesSkipped(t *testing.T) {
+	dir := t.TempDir()
+	long := strings.Repeat("x", index.MaxIDLen+1)
+	deep := filepath.Join(strings.Repeat("d", 200), strings.Repeat("e", 200), strings.Repeat("f", 200)+".txt")
+	writeFiles(t, dir, map[string]string{
+		"docs.jsonl": `{"id": "ok", "text": "a fine document"}` + "\n" +
+			`{"id": "` + long + `", "text": "an ID too long"}` + "\n" +
+			`{"id": "big", "text": "` + strings.Repeat("a ", index.MaxDocSize/2+1) + `"}` + "\n",
+		"hashes.txt":       "0123456789abcdef  " + long + "\n" + "0123456789abcdef  caf\xe9\n" + "0123456789abcdef  fine\n",
+		"tree/" + deep:     "a file whose ID is too long",
+		"tree/caf\xe9.txt": "a file whose name is not UTF-8",
+		"tree/fine.txt":    "a fine file",
+	})
+	for _, tc := range []struct {
+		args []string
+		warn []string
+		docs int
+	}{
+		{[]string{filepath.Join(dir, "docs.jsonl")}, []string{
+			filepath.Join(dir, "docs.jsonl") + ":2: ID of 513 bytes, more than 512, skipped\n",
+			filepath.Join(dir, "docs.jsonl") + ":3: larger than 16 MiB, skipped\n",
+		}, 1},
+		{[]string{"--input", "hashes", filepath.Join(dir, "hashes.txt")}, []string{
+			filepath.Join(dir, "hashes.txt") + ":1: ID of 513 bytes, more than 512, skipped\n",
+			filepath.Join(dir, "hashes.txt") + `:2: ID "caf\xe9" is not valid UTF-8, skipped` + "\n",
+		}, 1},
+		{[]string{filepath.Join(dir, "tree")}, []string{
+			filepath.Join(dir, "tree", deep) + ": ID of 606 bytes, more than 512, skipped\n",
+			filepath.Join(dir, "tree", "caf\xe9.txt") + `: ID "caf\xe9.txt" is not valid UTF-8, skipped` + "\n",
+		}, 1},
+	} {
+		db := filepath.Join(t.TempDir(), "x.db")
+		args := append([]string{"index", "--db", db}, tc.args...)
+		r := simidx(t, "", args...)
+		if r.code != 0 {
+			t.Errorf("simidx %q: %v", args, r)
+		}
+		for _, w := range tc.warn {
+			if !strings.Contains(r.stderr, "simidx index: "+w) {
+				t.Errorf("simidx %q: stderr lacks %q:\n%s", args, w, r.stderr)
+			}
+		}
+		want := fmt.Sprintf("indexed %d document, ", tc.docs)
+		skipped := fmt.Sprintf("; %d skipped (%d invalid)\n", len(tc.warn), len(tc.warn))
+		if !strings.Contains(r.stderr, want) || !strings.HasSuffix(r.stderr, skipped) {
+			t.Errorf("simidx %q: want %q and %q in:\n%s", args, want, skipped, r.stderr)
+		}
+	}
+	// Querying does not store: a name that is not UTF-8 is no problem.
+	db := buildIndex(t)
+	mustRun(t, "", "query", "--db", db, filepath.Join(dir, "tree", "caf\xe9.txt"))
+}
+
 func TestIndexErrors(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "k2.db")

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
 	"github.com/spf13/pflag"
@@ -73,6 +74,10 @@ type reader struct {
 	inputs []source
 	total  int64 // total input size, -1 if unknown
 	multi  bool  // more than one input: line IDs are prefixed with the input's name
+	// store says the documents go into an index: those whose ID it
+	// would refuse are reported and skipped here, where their file and
+	// line are known.
+	store bool
 
 	docs       atomic.Int64 // documents read
 	bytes      atomic.Int64 // input bytes read
@@ -309,6 +314,11 @@ func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(in
 		r.binary.Add(1)
 		return true, nil
 	}
+	if p := r.idProblem(in.id); p != "" {
+		r.warn.printf("%s: %s, skipped", name, p)
+		r.invalid.Add(1)
+		return true, nil
+	}
 	r.docs.Add(1)
 	return send(index.Doc{ID: in.id, Text: text}), nil
 }
@@ -322,6 +332,11 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 		if len(line) > 0 {
 			line = bytes.TrimRight(line, "\r\n")
 			d, ok := r.parseLine(in, name, format, n, line)
+			if p := r.idProblem(d.ID); ok && p != "" {
+				r.warn.printf("%s:%d: %s, skipped", name, n, p)
+				r.invalid.Add(1)
+				ok = false
+			}
 			if ok {
 				r.docs.Add(1)
 				if !send(d) {
@@ -408,6 +423,22 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 		}
 		return index.Doc{ID: id, Text: []byte(text)}, true
 	}
+}
+
+// idProblem says why an index would refuse the ID of a document to store
+// (see index.Doc), or returns "" if it would not or r.store is not set.
+func (r *reader) idProblem(id string) string {
+	switch {
+	case !r.store:
+		return ""
+	case id == "":
+		return "empty ID"
+	case len(id) > index.MaxIDLen:
+		return fmt.Sprintf("ID of %d bytes, more than %d", len(id), index.MaxIDLen)
+	case !utf8.ValidString(id):
+		return fmt.Sprintf("ID %q is not valid UTF-8", id)
+	}
+	return ""
 }
 
 // parseHashLine parses a line of --input hashes. A line that starts with
