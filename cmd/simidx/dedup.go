@@ -21,8 +21,12 @@ var dedupCommand = &command{
 or more documents, a cluster being the documents connected by pairs of near
 duplicates; with --pairs, every such pair instead. On an index with the
 MinHash layer (the default), a pair is two documents whose estimated Jaccard
-similarity is at least --min-similarity (0.6) that are within -k bits or
-share a MinHash band; without it, two documents within -k bits.
+similarity is at least --min-similarity (0.6) that are within the index's k
+bits or share a MinHash band; with -k alone or --min-similarity 0, two
+documents within -k bits, whatever their similarity; without the MinHash
+layer, two documents within -k bits. A document added as a fingerprint has
+no MinHash signature: its pairs are by distance alone, without a similarity
+("-").
 
 Given INPUT (files, directories or -, read as simidx index reads them) and no
 --db, it indexes them into a temporary index, which it removes afterwards;
@@ -230,15 +234,21 @@ func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 		w.header("A", "B", "DISTANCE")
 	}
 	for _, p := range ps {
+		// A document added as a fingerprint has no similarity.
+		hasSim := minHash && !fingerprintOnly(x, p.A, p.Similarity) && !fingerprintOnly(x, p.B, p.Similarity)
 		switch {
 		case w.jsonl:
 			rec := pairRecord{A: p.A, B: p.B, Distance: p.Distance}
-			if minHash {
+			if hasSim {
 				rec.Similarity = similarity(p.Similarity)
 			}
 			w.json(rec)
 		case minHash:
-			w.row(p.A, p.B, strconv.Itoa(p.Distance), fmt.Sprintf("%.2f", p.Similarity))
+			s := "-"
+			if hasSim {
+				s = fmt.Sprintf("%.2f", p.Similarity)
+			}
+			w.row(p.A, p.B, strconv.Itoa(p.Distance), s)
 		default:
 			w.row(p.A, p.B, strconv.Itoa(p.Distance))
 		}

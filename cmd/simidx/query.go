@@ -21,10 +21,19 @@ arguments (read like simidx index reads its inputs, --input included; a
 directory is read recursively). With no FILE, --id or --fingerprint it reads
 one document from standard input.
 
-A match is within -k bits of Hamming distance of the query's fingerprint
-(default: the index's --max-distance) or, with --min-similarity on an index
-with the MinHash layer, has at least that estimated Jaccard similarity.
-Matches are listed by distance, then similarity, then ID.
+On an index with the MinHash layer (the default), a match is a document
+whose estimated Jaccard similarity is at least --min-similarity (default
+0.6) and that is within the index's k bits of Hamming distance of the
+query's fingerprint or shares a MinHash band with the query. -k alone, or
+--min-similarity 0, selects the fingerprint rule alone: every document
+within -k bits, whatever its similarity. A fingerprint (--fingerprint,
+--input hashes) and a stored document added as one have no MinHash
+signature: they match by distance alone, and show no similarity ("-").
+On an index without the MinHash layer, a match is a document within -k
+bits (default: the index's --max-distance); on an index made with --method
+nshash or short, a document that matches by the method's rule. Matches are
+listed by distance, then similarity, then ID (by similarity first with
+nshash or short).
 
 Example:
 
@@ -100,18 +109,20 @@ Example:
 				w.header("QUERY", "ID", "DISTANCE")
 			}
 			// emit writes the matches of a query; sim says the query had
-			// text, and so a similarity to report (a fingerprint has none).
+			// text, and so a similarity to report (a fingerprint has none,
+			// nor has a match added as one).
 			emit := func(query string, ms []index.Match, sim bool) {
 				for _, m := range ms {
+					hasSim := minHash && sim && !fingerprintOnly(x, m.ID, m.Similarity)
 					if w.jsonl {
 						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance}
-						if minHash && sim {
+						if hasSim {
 							rec.Similarity = similarity(m.Similarity)
 						}
 						w.json(rec)
 					} else if minHash {
 						s := "-"
-						if sim {
+						if hasSim {
 							s = fmt.Sprintf("%.2f", m.Similarity)
 						}
 						w.row(query, m.ID, strconv.Itoa(m.Distance), s)
@@ -181,6 +192,18 @@ Example:
 			return err
 		}
 	},
+}
+
+// fingerprintOnly reports whether the stored document id of a match with
+// similarity sim was added as a fingerprint, without text: it has no
+// MinHash signature, and so no similarity (the index reports 0). Only a
+// similarity of 0 needs the lookup.
+func fingerprintOnly(x *index.Index, id string, sim float64) bool {
+	if sim != 0 || !x.Settings().MinHash {
+		return false
+	}
+	d, err := x.Get(id)
+	return err == nil && d.Precomputed
 }
 
 // queryRecord is a match of --format jsonl.

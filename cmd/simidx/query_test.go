@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -250,5 +251,30 @@ func TestQueryNoRows(t *testing.T) {
 	r = simidx(t, "", "query", "--db", db, "--id", "MIT.txt", "--id", "nope.txt")
 	if r.code != 1 || !strings.HasPrefix(r.stdout, "QUERY ") || !strings.Contains(r.stdout, "JSON.txt") {
 		t.Errorf("matches before a failure: %v", r)
+	}
+}
+
+// TestQueryStoredFingerprint checks that a match added as a fingerprint
+// shows no similarity: it has no MinHash signature.
+func TestQueryStoredFingerprint(t *testing.T) {
+	db := buildIndex(t)
+	fp := mustRun(t, "", "fingerprint", testdataFile("MIT.txt")).stdout[:16]
+	mustRun(t, fp+"  mit-fp\n", "index", "-q", "--db", db, "--input", "hashes", "-")
+
+	r := mustRun(t, "", "query", "--db", db, "-f", "jsonl", testdataFile("MIT.txt"))
+	if !strings.Contains(r.stdout, `"id":"mit-fp","distance":0}`) || !strings.Contains(r.stdout, `"id":"MIT.txt","distance":0,"similarity":1}`) {
+		t.Errorf("query -f jsonl:\n%s", r.stdout)
+	}
+	r = mustRun(t, "", "query", "--db", db, "--id", "MIT.txt")
+	if !regexp.MustCompile(`(?m)^MIT\.txt +mit-fp +0 +-$`).MatchString(r.stdout) {
+		t.Errorf("query --id: a match added as a fingerprint has a similarity:\n%s", r.stdout)
+	}
+	r = mustRun(t, "", "dedup", "--db", db, "--pairs", "-f", "jsonl")
+	if !strings.Contains(r.stdout, `{"a":"MIT.txt","b":"mit-fp","distance":0}`) {
+		t.Errorf("dedup --pairs -f jsonl:\n%s", r.stdout)
+	}
+	r = mustRun(t, "", "dedup", "--db", db, "--pairs")
+	if !regexp.MustCompile(`(?m)^MIT\.txt +mit-fp +0 +-$`).MatchString(r.stdout) {
+		t.Errorf("dedup --pairs:\n%s", r.stdout)
 	}
 }
