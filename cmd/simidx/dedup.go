@@ -248,9 +248,9 @@ func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 			if hasSim {
 				s = fmt.Sprintf("%.2f", p.Similarity)
 			}
-			w.row(p.A, p.B, strconv.Itoa(p.Distance), s)
+			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance), s)
 		default:
-			w.row(p.A, p.B, strconv.Itoa(p.Distance))
+			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance))
 		}
 	}
 	return nil
@@ -266,9 +266,9 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 		}
 		for i, id := range c.IDs {
 			if i == 0 {
-				w.row(strconv.Itoa(c.Number), strconv.Itoa(len(c.IDs)), id)
+				w.row(strconv.Itoa(c.Number), strconv.Itoa(len(c.IDs)), cell(id))
 			} else {
-				w.row("", "", id)
+				w.row("", "", cell(id))
 			}
 		}
 		return w.err

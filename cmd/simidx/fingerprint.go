@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -13,9 +15,11 @@ var fingerprintCommand = &command{
 	short: "print the 64-bit simhash of documents, like md5sum",
 	long: `Fingerprint prints the 64-bit simhash fingerprint of each document as 16
 hexadecimal digits, two spaces and the document's name, like md5sum, without
-an index. Documents are read like simidx index reads its inputs (a directory
-recursively, --input included); with no FILE, one document from standard
-input.
+an index. As GNU md5sum does, a name with a backslash, a newline or a
+carriage return is escaped (\\, \n, \r) and its line starts with a
+backslash. Documents are read like simidx index reads its inputs (a
+directory recursively, --input included); with no FILE, one document from
+standard input.
 
 The fingerprint depends on the text settings: the defaults, the flags given,
 or the settings of the index at --db. Its output is valid input for
@@ -71,7 +75,7 @@ Example:
 					w.json(fingerprintRecord{ID: d.ID, Fingerprint: fp})
 				} else if w.err == nil {
 					// Not a table: exactly md5sum's layout, whatever the names.
-					_, w.err = fmt.Fprintf(w.buf, "%s  %s\n", fp, d.ID)
+					_, w.err = io.WriteString(w.buf, hashLine(fp, d.ID))
 				}
 			}
 			err = w.Close()
@@ -88,6 +92,19 @@ Example:
 		}
 	},
 }
+
+// hashLine is the line of the fingerprint fp (16 hex digits) and a name in
+// md5sum's layout. As GNU md5sum does, a name with a backslash, a newline
+// or a carriage return is escaped (\\, \n, \r) and the line starts with a
+// backslash; parseHashLine reads it back.
+func hashLine(fp, name string) string {
+	if !strings.ContainsAny(name, "\\\n\r") {
+		return fp + "  " + name + "\n"
+	}
+	return "\\" + fp + "  " + nameEscaper.Replace(name) + "\n"
+}
+
+var nameEscaper = strings.NewReplacer(`\`, `\\`, "\n", `\n`, "\r", `\r`)
 
 // fingerprintRecord is a fingerprint of --format jsonl.
 type fingerprintRecord struct {

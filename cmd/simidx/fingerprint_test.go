@@ -193,6 +193,10 @@ func TestParseHashLine(t *testing.T) {
 		{"0123456789abcdef 12", "0123456789abcdef", 0x12, ""},
 		{"0123456789abcdef  ", "", 0, "no ID after the fingerprint"},
 		{"0123456789abcdef gamma", "", 0, "two spaces before the ID"},
+		{`\0123456789abcdef  a\\b\nc\rd`, "a\\b\nc\rd", 0x0123456789abcdef, ""},
+		{`\0123456789abcdef  tab\there`, "", 0, `has \t; only`},
+		{`\0123456789abcdef  end\`, "", 0, "ends in a lone backslash"},
+		{"0123456789abcdef  a\\b", "a\\b", 0x0123456789abcdef, ""},
 		{"# not a hash", "", 0, "want an ID and a hexadecimal fingerprint"},
 		{"alpha 00000000000000fff", "", 0, "want an ID and a hexadecimal fingerprint"},
 	} {
@@ -251,5 +255,72 @@ func TestFingerprintBinary(t *testing.T) {
 	r = simidx(t, "", "fingerprint", filepath.Join(dir, "odd"))
 	if r.code != 1 || !strings.HasSuffix(r.stdout, "  text.txt\n") || !strings.Contains(r.stderr, "simidx fingerprint: "+bin+": binary (holds a NUL byte), skipped\n") {
 		t.Errorf("fingerprint of a directory with a binary file: %v", r)
+	}
+}
+
+// TestFingerprintEscapedNames checks that names with a backslash, a
+// newline or a carriage return are escaped as GNU md5sum escapes them, read
+// back by --input hashes, and quoted in tables.
+func TestFingerprintEscapedNames(t *testing.T) {
+	dir := t.TempDir()
+	text := "the same text in every file, so that they are all near duplicates of each other"
+	names := []string{"tab\there", "new\nline", `back\slash`, "cr\r", "plain"}
+	files := map[string]string{}
+	for _, n := range names {
+		files[n] = text
+	}
+	writeFiles(t, dir, files)
+	out := mustRun(t, "", "fingerprint", dir).stdout
+	fp := mustRun(t, text, "fingerprint").stdout[:16]
+	for _, want := range []string{
+		"\\" + fp + `  back\\slash` + "\n",
+		"\\" + fp + `  cr\r` + "\n",
+		"\\" + fp + `  new\nline` + "\n",
+		fp + "  plain\n",
+		fp + "  tab\there\n", // md5sum does not escape a tab
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("fingerprint output lacks %q:\n%s", want, out)
+		}
+	}
+	db := filepath.Join(t.TempDir(), "fp.db")
+	mustRun(t, out, "index", "-q", "--db", db, "--input", "hashes", "-")
+	x, err := index.Open(db, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if got, err := x.Fingerprint(n); err != nil || hex16(got) != fp {
+			t.Errorf("%q: %s, %v", n, hex16(got), err)
+		}
+	}
+	x.Close()
+
+	// In tables, a name with a control character is quoted; JSON needs
+	// nothing.
+	db = filepath.Join(t.TempDir(), "text.db")
+	mustRun(t, "", "index", "-q", "--db", db, dir)
+	r := mustRun(t, "", "dedup", "--db", db, "--pairs")
+	for _, want := range []string{
+		`"cr\r"  `, `"new\nline"  `, `"tab\there"  `, "\nback\\slash  ",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("dedup --pairs lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if n := strings.Count(r.stdout, "\n"); n != 11 {
+		t.Errorf("dedup --pairs: %d lines, want a header and 10 pairs:\n%s", n, r.stdout)
+	}
+	r = mustRun(t, "", "dedup", "--db", db)
+	if n := strings.Count(r.stdout, "\n"); n != 6 || !strings.Contains(r.stdout, `"new\nline"`) {
+		t.Errorf("dedup: want a header and 5 rows:\n%s", r.stdout)
+	}
+	r = mustRun(t, "", "query", "--db", db, "--id", "tab\there")
+	if n := strings.Count(r.stdout, "\n"); n != 5 || !strings.Contains(r.stdout, `"tab\there"  `) {
+		t.Errorf("query: want a header and 4 rows:\n%s", r.stdout)
+	}
+	r = mustRun(t, "", "query", "--db", db, "--id", "tab\there", "-f", "jsonl")
+	if !strings.Contains(r.stdout, `{"query":"tab\there","id":"new\nline",`) {
+		t.Errorf("query -f jsonl:\n%s", r.stdout)
 	}
 }

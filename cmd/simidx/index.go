@@ -28,10 +28,11 @@ the ID being the line number, prefixed with the file name when there are
 several inputs (lines); or a precomputed 64-bit fingerprint in hexadecimal
 and an ID per line (hashes; such documents have no MinHash signature and
 match by fingerprint distance alone): "HEX  ID" when the line starts with 16
-hex digits and two spaces, as simidx fingerprint prints it, otherwise
-"ID HEX", the fingerprint being the last word. With
-auto, files named *.jsonl or *.ndjson are JSON lines, standard input is JSON
-lines if it starts with '{', and anything else is one document.
+hex digits and two spaces, as simidx fingerprint prints it ("\HEX  ID" with
+an ID escaped as md5sum escapes names), otherwise "ID HEX", the fingerprint
+being the last word. With auto, files named *.jsonl or *.ndjson are JSON
+lines, standard input is JSON lines if it starts with '{', and anything else
+is one document.
 
 A document whose ID is already stored replaces it. Binary files (holding a
 NUL byte) are reported, skipped and counted; files that cannot be read are reported and

@@ -7,8 +7,11 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 )
@@ -113,6 +116,17 @@ func (o *output) Close() error {
 		}
 	}
 	return o.err
+}
+
+// cell returns a document ID (or another name) as a table cell: as it is,
+// or quoted as a Go string if it has a control character (a tab or a
+// newline would break the table), is not valid UTF-8, or starts with a
+// double quote (and so would look quoted).
+func cell(id string) string {
+	if strings.HasPrefix(id, `"`) || !utf8.ValidString(id) || strings.IndexFunc(id, unicode.IsControl) >= 0 {
+		return strconv.Quote(id)
+	}
+	return id
 }
 
 // similarity rounds an estimated Jaccard similarity for JSON: the estimate

@@ -125,9 +125,9 @@ Example:
 						if hasSim {
 							s = fmt.Sprintf("%.2f", m.Similarity)
 						}
-						w.row(query, m.ID, strconv.Itoa(m.Distance), s)
+						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s)
 					} else {
-						w.row(query, m.ID, strconv.Itoa(m.Distance))
+						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance))
 					}
 				}
 			}
