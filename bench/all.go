@@ -333,7 +333,7 @@ The load test of the HTTP server (subcommand ` + "`serve`" + `: a million docume
 concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
 rate) is run on its own; its figures and commands are in
 [docs/server.md](server.md#figures). On the 2-core VM, with 12 clients, on
-2026-11-24 and 2026-11-25 (nine runs, its disk syncing in about 0.3 ms): 21,500 to 33,600
+2026-11-24 and 2026-11-25 (eleven runs, its disk syncing in about 0.3 ms): 21,500 to 33,600
 queries a second at a p99 of 1.8 to 3.8 ms, 8,200 to 11,700 durable adds a second at a
 p99 of 4.6 to 6.5 ms, and in the mixed phase (a fifth of the requests adds) adds at a
 p99 of 4.2 to 7.6 ms; on the index of a million texts 28,000 to 29,400 queries and 9,700
