@@ -132,43 +132,47 @@ func checkFile(path string, size int64) error {
 	}
 	defer f.Close()
 	var buf [64 + 16]byte
-	var freelist uint64 // of the last meta page read
-	meta := func(off int64) (pgid, txid uint64, pageSize uint32, ok bool) {
+	type metaPage struct {
+		pgid, txid, freelist uint64 // high water mark, transaction, freelist page
+		pageSize             uint32
+		ok                   bool
+	}
+	meta := func(off int64) metaPage {
 		if _, err := f.ReadAt(buf[:], off); err != nil {
-			return 0, 0, 0, false
+			return metaPage{}
 		}
 		m := buf[16:]
 		le := binary.LittleEndian
 		h := fnv.New64a()
 		h.Write(m[:56])
 		if le.Uint32(m[0:]) != 0xED0CDAED || le.Uint32(m[4:]) != 2 || le.Uint64(m[56:]) != h.Sum64() {
-			return 0, 0, 0, false
+			return metaPage{}
 		}
-		freelist = le.Uint64(m[32:])
-		return le.Uint64(m[40:]), le.Uint64(m[48:]), le.Uint32(m[8:]), true
+		return metaPage{pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:]), freelist: le.Uint64(m[32:]), pageSize: le.Uint32(m[8:]), ok: true}
 	}
-	pg0, tx0, ps, ok0 := meta(0)
-	fl0 := freelist
-	if !ok0 {
+	m0 := meta(0)
+	ps := m0.pageSize
+	if !m0.ok {
 		ps = uint32(os.Getpagesize())
 	}
 	if ps < 512 || ps > 1<<20 {
 		return fmt.Errorf("%w: bad page size %d", ErrNotIndex, ps)
 	}
-	pg1, tx1, _, ok1 := meta(int64(ps))
-	var pgid uint64
+	m1 := meta(int64(ps))
+	var cur metaPage
 	switch {
-	case ok0 && (!ok1 || tx0 >= tx1):
-		pgid, freelist = pg0, fl0
-	case ok1:
-		pgid = pg1
+	case m0.ok && (!m1.ok || m0.txid >= m1.txid):
+		cur = m0
+	case m1.ok:
+		cur = m1
 	default:
 		return fmt.Errorf("%w: no valid bbolt meta page", ErrNotIndex)
 	}
+	pgid := cur.pgid
 	if need := pgid * uint64(ps); need > uint64(size) {
 		return fmt.Errorf("%w: truncated: %d bytes, needs %d", ErrNotIndex, size, need)
 	}
-	return checkFreelist(f, freelist, pgid, uint64(ps))
+	return checkFreelist(f, cur.freelist, pgid, uint64(ps))
 }
 
 // checkFreelist validates the freelist page of a bbolt file whose meta

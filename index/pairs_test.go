@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -143,22 +142,26 @@ func TestPairsExact(t *testing.T) {
 	}
 }
 
-// TestCancelledBeforeStart checks that Pairs, Clusters and Load given a
-// context already cancelled return its error and report or add nothing,
-// however small the index.
-func TestCancelledBeforeStart(t *testing.T) {
-	t.Parallel()
-	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer x.Close()
+// nearPair returns a new index of two documents one bit apart, "a" and
+// "b", added as fingerprints.
+func nearPair(t *testing.T) *index.Index {
+	t.Helper()
+	x := newIndex(t, nil)
 	if err := x.AddFingerprint("a", 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := x.AddFingerprint("b", 3); err != nil {
 		t.Fatal(err)
 	}
+	return x
+}
+
+// TestCancelledBeforeStart checks that Pairs, Clusters and Load given a
+// context already cancelled return its error and report or add nothing,
+// however small the index.
+func TestCancelledBeforeStart(t *testing.T) {
+	t.Parallel()
+	x := nearPair(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	called := 0
