@@ -366,6 +366,12 @@ into one buffer of that length, instead of growing one with io.ReadAll: 54
 allocations and 3,859 bytes a query against 57 and 4,221, 16.3 to 16.5 µs against 16.9
 to 17.0 µs in alternating runs on a slower hour of the VM.
 
+The reading of an add body (` + "`go test ./cmd/simidx -run XXX -bench ParseDocs`" + `), its JSON, checks
+and the analysis of each text, which dominates: 9.5 to 11.0 µs and 14 allocations for one
+text of 30 to 80 words, 0.92 to 0.96 ms for a batch of 100, the field names decoded
+without an allocation (16 allocations a text when each name was allocated as a string:
+9.3 to 10.2 µs and 0.95 to 1.05 ms; two alternating runs on 2026-11-25).
+
 The overlay of pending adds (` + "`go test ./cmd/simidx -run XXX -bench Overlay`" + `): publishing a
 group of 5 adds 22 µs and 35 allocations with sorted arrays in its chunks, against 60 µs
 and 371 with Go maps; a query's look at 1,000 pending adds 1.5 µs against 1.7 µs.
@@ -381,6 +387,7 @@ Go benchmarks of package index, run on their own (` + "`go test ./index -run XXX
 | the same, analyzed beforehand (AddProbed, as simidx serve commits) | ` + "`-bench 'AddProbed/minhash\\+filter$' -benchtime 40x -count 2`" + ` | 24-27 ms (AddText 32-34 ms in the same run) |
 | synced commits of 1,000 texts through a whole merge, 1,000,000 fingerprints | ` + "`SIMIDX_BENCH_N=1000000 ... -bench AddTextMerge -benchtime 1x -count 2`" + ` | 151 commits, median 22-26 ms, slowest 259-315 ms (per commit 53.7 / 46.4 ms on average, against 70.0 / 58.7 ms with the band slices of a merge through the path of ordinary commits, alternating) |
 | QueryFingerprint, 100,000 fingerprints, all in the bucket / last eighth in the level | ` + "`-bench QueryFingerprint -count 3`" + ` | 3.3-3.6 µs / 4.6-4.8 µs |
+| QueryFingerprint, 100,000 fingerprints, in the bucket / in the level, with / without the recovery of a damaged page's panic in every transaction, four alternating runs | ` + "`go test -c` of each version, `-test.bench 'QueryFingerprint$'`" + ` | 3.1-3.5 / 3.1-3.8 µs, 3.8-5.4 / 4.0-5.5 µs |
 | Query of texts, half edited copies of the 10,000 texts (added online), 1,000,000 fingerprints, texts in the level / merged into the buckets | ` + "`SIMIDX_BENCH_N=1000000 ... -bench QueryEdited -count 2`" + ` | 17.1-17.2 µs / 17.8 µs |
 | QueryFingerprint of 20,000 exact copies, in the bucket / in the level | ` + "`-bench QueryCopies`" + ` | 33 ms / 39 ms |
 | Query of texts as above, texts in the level, without / with the table mirror (Options.TableMirror), three alternating runs | ` + "`SIMIDX_BENCH_N=1000000 ... -bench 'QueryEdited/level' -benchtime 3s`" + ` | 16.5-16.8 µs / 12.9-14.4 µs |

@@ -289,7 +289,8 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 	return ok
 }
 
-// byteOrderMark is the UTF-8 encoding of U+FEFF, the byte order mark.
+// byteOrderMark is the UTF-8 encoding of U+FEFF, the byte order mark, which
+// the readers of files and of request bodies skip.
 const byteOrderMark = "\xef\xbb\xbf"
 
 func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }

@@ -27,6 +27,18 @@ func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) WriteHeader(code int)        { w.status = code }
 func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 
+// benchServer returns a server on x, the index at db, with the default
+// limits and without fdatasync.
+func benchServer(b *testing.B, x *index.Index, db string) *server {
+	b.Helper()
+	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
+		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending, noSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // BenchmarkServeQuery measures POST /v1/query through the server's
 // handler, without the network: parsing, the query, the answer and the
 // metrics, on an index of 20,000 texts; half the queries are edited copies
@@ -61,11 +73,7 @@ func BenchmarkServeQuery(b *testing.B) {
 	if err := x.Add(docs...); err != nil {
 		b.Fatal(err)
 	}
-	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
-		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending, noSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := benchServer(b, x, db)
 	defer s.close()
 	bodies := make([][]byte, 1000)
 	size := 0
@@ -107,11 +115,7 @@ func BenchmarkParseDocs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
-		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending, noSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := benchServer(b, x, db)
 	defer s.close()
 	rng := rand.New(rand.NewPCG(3, 4))
 	doc := func(i int) map[string]string {

@@ -387,7 +387,7 @@ func matchRecords(ms []index.Match, minHash bool) []matchRecord {
 // parseDocs reads the documents of an add body: a JSON array of objects or
 // a sequence of objects (JSON lines).
 func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
-	body = bytes.TrimPrefix(body, utf8BOM)
+	body = bytes.TrimPrefix(body, []byte(byteOrderMark)) // JSON readers may ignore it (RFC 8259)
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
 		return nil, errorf(http.StatusBadRequest, `empty body; send a JSON array or JSON lines of {"id": ..., "text": ...}`)
@@ -446,10 +446,6 @@ func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
 	return docs, nil
 }
 
-// utf8BOM is the byte order mark a body may start with; JSON readers may
-// ignore it (RFC 8259), and the server does.
-var utf8BOM = []byte("\xef\xbb\xbf")
-
 // firstChar describes the first character of the non-empty b for an
 // error: quoted if it is printable, else as its bytes.
 func firstChar(b []byte) string {
@@ -506,16 +502,10 @@ func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
 	case "nothing", "null":
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
 	case "string":
-		if plainJSONString(rawText) && utf8.Valid(rawText) {
-			// raw is the decoder's copy, this document's own.
-			text = rawText[1 : len(rawText)-1]
-		} else {
-			// Escapes, or bytes that are not UTF-8 (read as U+FFFD).
-			var str string
-			if err := json.Unmarshal(rawText, &str); err != nil {
-				return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): bad "text": %v`, n, truncate(id, 60), err)
-			}
-			text = []byte(str)
+		// raw is the decoder's copy, this document's own, so text may
+		// be a part of it.
+		if text, err = jsonBytes(rawText); err != nil {
+			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): bad "text": %v`, n, truncate(id, 60), err)
 		}
 	default:
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: field "text" must be a string, not a JSON %s`, n, k)
@@ -604,7 +594,7 @@ func isTextPlain(ct string) bool {
 // or "fingerprint", a string, named exactly so.
 func parseQuery(body []byte) (queryJSON, error) {
 	var q queryJSON
-	body = bytes.TrimPrefix(body, utf8BOM)
+	body = bytes.TrimPrefix(body, []byte(byteOrderMark))
 	if len(bytes.TrimSpace(body)) == 0 {
 		return q, errorf(http.StatusBadRequest, `empty body; send {"text": "..."} or {"fingerprint": "HEX"}`)
 	}
@@ -640,20 +630,18 @@ func parseQuery(body []byte) (queryJSON, error) {
 		case "null":
 			*dst = nil
 		case "string":
-			var str string
-			if err := json.Unmarshal(v, &str); err != nil {
+			b, err := jsonBytes(v)
+			if err != nil {
 				return errorf(http.StatusBadRequest, "bad %q: %v", name, err)
 			}
+			str := string(b)
 			*dst = &str
 		default:
 			return errorf(http.StatusBadRequest, "field %q must be a string, not a JSON %s", name, k)
 		}
 		return nil
 	})
-	if err != nil {
-		return q, err
-	}
-	return q, nil
+	return q, err
 }
 
 // handleQuery is POST /v1/query.

@@ -173,15 +173,13 @@ func jsonFields(raw []byte, f func(name string, v []byte) error) error {
 	}
 	for {
 		end := jsonStringEnd(raw, i)
-		var name string
-		if q := raw[i:end]; plainJSONString(q) && utf8.Valid(q) {
-			name = string(q[1 : len(q)-1])
-		} else if err := json.Unmarshal(q, &name); err != nil {
+		name, err := jsonBytes(raw[i:end])
+		if err != nil {
 			return err
 		}
 		i = skipSpace(raw, skipSpace(raw, end)+1) // after the ':'
 		vend := jsonValueEnd(raw, i)
-		if err := f(name, raw[i:vend]); err != nil {
+		if err := f(string(name), raw[i:vend]); err != nil {
 			return err
 		}
 		i = skipSpace(raw, vend)
@@ -190,6 +188,20 @@ func jsonFields(raw []byte, f func(name string, v []byte) error) error {
 		}
 		i = skipSpace(raw, i+1) // after the ','
 	}
+}
+
+// jsonBytes decodes the JSON string raw as encoding/json does (a byte
+// that is not UTF-8, or a lone UTF-16 surrogate, becomes U+FFFD). Without
+// escapes, the result is raw's own bytes between the quotes, not a copy.
+func jsonBytes(raw []byte) ([]byte, error) {
+	if plainJSONString(raw) && utf8.Valid(raw) {
+		return raw[1 : len(raw)-1], nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
 }
 
 // plainJSONString reports whether b is a JSON string without escapes
