@@ -2,6 +2,8 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -20,6 +22,26 @@ type Cluster struct {
 
 	// IDs are the IDs of the documents of the cluster, sorted; at least 2.
 	IDs []string `json:"ids"`
+
+	// Members are the documents of the cluster in the order of IDs.
+	Members []Member `json:"-"`
+}
+
+// Member is a document of a cluster.
+type Member struct {
+	// ID is the document's ID.
+	ID string
+	// Seq is the document's place in the order of addition: a document
+	// added after another has a larger Seq; a document that replaced
+	// another (same ID) keeps the replaced document's Seq.
+	Seq uint32
+	// Fingerprint is the document's 64-bit fingerprint.
+	Fingerprint uint64
+	// TextHash is the hash of the document's canonical text, equal for
+	// exact copies; valid when Text is set (a document added with text,
+	// not as a fingerprint).
+	TextHash uint64
+	Text     bool
 }
 
 // Clusters calls fn for every cluster of two or more documents in the
@@ -91,9 +113,16 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 			if !ok {
 				c = len(clusters)
 				byRoot[r] = c
-				clusters = append(clusters, Cluster{IDs: make([]string, 0, size[r]+1)})
+				clusters = append(clusters, Cluster{Members: make([]Member, 0, size[r]+1)})
 			}
-			clusters[c].IDs = append(clusters[c].IDs, idOf(docs.Get(docKey(uint32(i))), x.lay))
+			v := docs.Get(docKey(uint32(i)))
+			if len(v) < 9 {
+				return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, i)
+			}
+			h, text := textHash(v)
+			clusters[c].Members = append(clusters[c].Members, Member{
+				ID: idOf(v, x.lay), Seq: uint32(i), Fingerprint: binary.BigEndian.Uint64(v), TextHash: h, Text: text,
+			})
 		}
 		return nil
 	})
@@ -101,8 +130,13 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 		return boltErr(err)
 	}
 	for i := range clusters {
-		slices.Sort(clusters[i].IDs)
-		clusters[i].Representative = clusters[i].IDs[0]
+		c := &clusters[i]
+		slices.SortFunc(c.Members, func(a, b Member) int { return strings.Compare(a.ID, b.ID) })
+		c.IDs = make([]string, len(c.Members))
+		for j, m := range c.Members {
+			c.IDs[j] = m.ID
+		}
+		c.Representative = c.IDs[0]
 	}
 	slices.SortFunc(clusters, func(a, b Cluster) int { return strings.Compare(a.Representative, b.Representative) })
 	for i := range clusters {

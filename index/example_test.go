@@ -76,8 +76,8 @@ func ExampleIndex_QueryFingerprint() {
 	ms, _ = x.QueryFingerprint(0xFFFF_0000_FFFF_0000, &index.QueryOptions{MaxDistance: index.ZeroDistance})
 	fmt.Println(ms)
 	// Output:
-	// [{x 1 0} {y 2 0}]
-	// [{x 0 0}]
+	// [{x 1 0 false} {y 2 0 false}]
+	// [{x 0 0 false}]
 }
 
 // A server analyzes each posted text once, when it arrives, to check it

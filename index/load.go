@@ -28,6 +28,17 @@ type LoadOptions struct {
 	// or too large a text (LoadStats.Skipped) instead of stopping.
 	SkipInvalid bool
 
+	// Replaced, if set, is called on the goroutine that called Load with
+	// the ID of each document replaced by a later document of the same
+	// ID, once the replacement is committed.
+	Replaced func(id string)
+
+	// Empty, if set, is called on the goroutine that called Load with the
+	// ID of each document that has no words (no units after
+	// canonicalization), as it is analysed. Such a document is stored but
+	// matches nothing (see Doc).
+	Empty func(id string)
+
 	// Progress, if set, is called on the goroutine that called Load as
 	// documents are analysed and committed, at most every few thousand
 	// documents, and once at the end.
@@ -56,6 +67,10 @@ type LoadStats struct {
 	// Skipped is the number of invalid documents skipped
 	// (LoadOptions.SkipInvalid).
 	Skipped int64 `json:"skipped"`
+
+	// Empty is the number of documents read that have no words (see
+	// LoadOptions.Empty).
+	Empty int64 `json:"empty"`
 }
 
 // Load adds the documents of src, which yields documents or an error, in
@@ -202,6 +217,12 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 				return
 			}
 			l.st.Docs++
+			if r := &c.recs[i]; l.x.emptyProbe(r.text, r.exact) {
+				l.st.Empty++
+				if l.opts.Empty != nil {
+					l.opts.Empty(r.id)
+				}
+			}
 			if err := l.add(c.recs[i]); err != nil {
 				stop = err
 				return
@@ -308,9 +329,16 @@ func (l *loader) commitBatch() error {
 	}
 	x := l.x
 	var count, rep, ex int64
+	var names *[]string
+	if l.opts.Replaced != nil {
+		names = new([]string)
+	}
 	err := x.update(func(tx *bolt.Tx) error {
 		var err error
-		count, rep, ex, err = x.addRecords(tx, l.batch)
+		if names != nil {
+			*names = (*names)[:0]
+		}
+		count, rep, ex, err = x.addRecords(tx, l.batch, names)
 		return err
 	})
 	if err != nil {
@@ -321,6 +349,11 @@ func (l *loader) commitBatch() error {
 	l.st.Committed += int64(len(l.batch))
 	l.st.Replaced += rep
 	l.st.ExactDuplicates += ex
+	if names != nil {
+		for _, id := range *names {
+			l.opts.Replaced(id)
+		}
+	}
 	clear(l.batch)
 	l.batch = l.batch[:0]
 	if l.opts.Progress != nil {
@@ -419,10 +452,14 @@ func (l *loader) phase2() error {
 	})
 	dead := make([]bool, len(l.fps))
 	var deadRecs []change
+	var deadIDs []string // for LoadOptions.Replaced
 	for i, e := range l.ids {
 		if i+1 < len(l.ids) && l.ids[i+1].id == e.id {
 			dead[e.n-l.base] = true
 			deadRecs = append(deadRecs, change{n: e.n})
+			if o := l.opts; o.Replaced != nil {
+				deadIDs = append(deadIDs, e.id)
+			}
 			continue
 		}
 		if err := w.put(bucketIDs, []byte(e.id), docKey(e.n)); err != nil {
@@ -455,7 +492,7 @@ func (l *loader) phase2() error {
 		return cmp.Compare(a.n, b.n)
 	})
 	for i, e := range ex {
-		if i > 0 && ex[i-1].h == e.h {
+		if i > 0 && ex[i-1].h == e.h && !x.emptyProbe(true, e.h) {
 			l.st.ExactDuplicates++
 		}
 		if err := w.put(bucketExact, exactKey(e.h, e.n), []byte{}); err != nil {
@@ -501,6 +538,9 @@ func (l *loader) phase2() error {
 	ok = true
 	x.count.Store(live)
 	l.st.Committed += int64(len(l.fps))
+	for _, id := range deadIDs {
+		l.opts.Replaced(id)
+	}
 	l.started = false
 	l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
 	return nil

@@ -28,6 +28,9 @@ type Pair struct {
 	// the method's similarity on indexes with a set method (see
 	// QueryOptions), otherwise 0.
 	Similarity float64 `json:"similarity"`
+
+	// Exact says the two documents have the same canonical text.
+	Exact bool `json:"exact"`
 }
 
 // Pairs calls fn for every pair of stored documents within opts (see
@@ -69,11 +72,15 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 		docs := tx.Bucket(bucketDocs)
 		sent := 0
 		return x.pairs(ctx, tx, bf, q, func(a, b uint32, d int, sim float64) error {
+			va, vb := docs.Get(docKey(a)), docs.Get(docKey(b))
+			ha, ta := textHash(va)
+			hb, tb := textHash(vb)
 			p := Pair{
-				A:          idOf(docs.Get(docKey(a)), x.lay),
-				B:          idOf(docs.Get(docKey(b)), x.lay),
+				A:          idOf(va, x.lay),
+				B:          idOf(vb, x.lay),
 				Distance:   d,
 				Similarity: sim,
+				Exact:      ta && tb && ha == hb,
 			}
 			if p.B < p.A {
 				p.A, p.B = p.B, p.A
@@ -171,6 +178,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 				recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
 			}
 		}
+		ep := t.permute(x.emptyFP)
 		// group reports the pairs of one group's entries, sorted by
 		// permuted fingerprint.
 		group := func(ents []entry) error {
@@ -179,6 +187,11 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 					return err
 				}
 			}
+			// Empty texts match nothing. They all have one
+			// fingerprint: only its entries are looked up.
+			ents = slices.DeleteFunc(ents, func(e entry) bool {
+				return e.p == ep && x.isEmpty(docs.Get(docKey(e.n)))
+			})
 			for i := 0; i < len(ents); {
 				j := i + 1
 				for j < len(ents) && ents[j].p>>shift == ents[i].p>>shift {
@@ -287,7 +300,7 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 		if err != nil {
 			return err
 		}
-		if !r.text {
+		if !r.text || x.emptyProbe(true, r.exact) {
 			continue
 		}
 		a := binary.BigEndian.Uint32(k)
@@ -346,13 +359,19 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 			return nil
 		}
 		recs = recs[:0]
+		live := nums[:0]
 		for _, n := range nums {
 			r, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return err
 			}
+			if x.emptyProbe(r.text, r.exact) {
+				continue // matches nothing
+			}
 			recs = append(recs, r)
+			live = append(live, n)
 		}
+		nums = live
 		return x.bandGroupPairs(band, recs, nums, q, fn)
 	}
 	for key, v := c.First(); key != nil; key, v = c.Next() {

@@ -104,6 +104,9 @@ func (x *Index) Matcher(opts *QueryOptions) (*Matcher, error) {
 // with a set method a set intersection.
 func (m *Matcher) Match(q, d *Probe) (Match, bool) {
 	x := m.x
+	if x.emptyProbe(q.p.text, q.p.exact) || x.emptyProbe(d.p.text, d.p.exact) {
+		return Match{}, false // an empty text matches nothing
+	}
 	fpRule := m.q.fp || q.byFP
 	dist := bits.OnesCount64(q.p.fp ^ d.p.fp)
 	exact := q.p.text && d.p.text && q.p.exact == d.p.exact

@@ -73,6 +73,11 @@ type Match struct {
 	// similarity on an index with a set method (see QueryOptions);
 	// otherwise 0.
 	Similarity float64 `json:"similarity"`
+
+	// Exact says the document has the same canonical text as the query
+	// (an exact copy, up to what canonicalization removes: markup, case,
+	// punctuation, spacing).
+	Exact bool `json:"exact"`
 }
 
 // Query returns the stored documents similar to text, as selected by opts,
@@ -261,8 +266,8 @@ type found struct {
 
 // find returns the documents matching pr in tx, in document-number order.
 func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]found, error) {
-	if loading(tx) {
-		return nil, nil
+	if loading(tx) || x.emptyProbe(pr.text, pr.exact) {
+		return nil, nil // an empty text matches nothing
 	}
 	hits := make([]hit, 0, 16)
 	docs := tx.Bucket(bucketDocs) // opened once: each tx.Bucket is a seek
@@ -414,6 +419,9 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 		if len(v) < 9 {
 			return nil, fmt.Errorf("%w: document %d in a table or posting has no record", ErrCorrupt, h.n)
 		}
+		if x.isEmpty(v) {
+			continue
+		}
 		d := bits.OnesCount64(binary.BigEndian.Uint64(v) ^ pr.fp)
 		// Decode only what the rule reads.
 		sig, set = sig[:0], set[:0]
@@ -487,6 +495,7 @@ func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set []u
 			}
 		}
 	}
+	m.Exact = exact
 	return m, keep || exact
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -181,6 +182,33 @@ func idOf(v []byte, l layout) string {
 		n += t
 	}
 	return string(v[n:])
+}
+
+// textHash returns the canonical-text hash of the record v and whether v
+// is a text record (without text, or too short, it returns false).
+func textHash(v []byte) (uint64, bool) {
+	if len(v) < 17 || v[8] != flagText {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(v[9:]), true
+}
+
+// emptyText is the canonical-text hash of a text without units (words or
+// characters) after canonicalization: shingle.Combine of none.
+var emptyText = shingle.Combine(nil)
+
+// isEmpty reports whether the record v is of a text with no units after
+// canonicalization, which matches nothing (see Doc). Under MethodDOM,
+// whose fingerprint is of the markup, no document is empty.
+func (x *Index) isEmpty(v []byte) bool {
+	h, ok := textHash(v)
+	return ok && h == emptyText && x.settings.Text.Method != MethodDOM
+}
+
+// emptyProbe reports whether a probe or record of text with canonical hash
+// h is empty (see isEmpty).
+func (x *Index) emptyProbe(text bool, h uint64) bool {
+	return text && h == emptyText && x.settings.Text.Method != MethodDOM
 }
 
 // exactKey returns the key of document n with canonical-text hash h in the

@@ -38,6 +38,9 @@ type setRule struct {
 
 // match returns whether a and b match by r and their similarity.
 func (r setRule) match(a, b *setDoc) (bool, float64) {
+	if empty := shingle.Combine(nil); a.exact == empty || b.exact == empty {
+		return false, 0 // a text without words matches nothing
+	}
 	if a.exact == b.exact {
 		return true, 1
 	}

@@ -12,6 +12,10 @@ type Stats struct {
 	// Docs is the number of documents.
 	Docs int `json:"docs"`
 
+	// Empty is the number of documents with no words (no units after
+	// canonicalization), which match nothing.
+	Empty int `json:"empty"`
+
 	// SchemaVersion is the on-disk schema version.
 	SchemaVersion int `json:"schema_version"`
 
@@ -99,6 +103,10 @@ func (x *Index) Stats() (Stats, error) {
 		m := x.readMeta(tx)
 		if !m.loading {
 			s.Docs = int(m.count)
+			if st.Text.Method != MethodDOM {
+				docs := tx.Bucket(bucketDocs).Cursor()
+				s.Empty = len(x.appendExact(nil, tx, docs, emptyText))
+			}
 		}
 		s.SchemaVersion = int(binary.BigEndian.Uint32(tx.Bucket(bucketMeta).Get(keyVersion)))
 		if st.MinHash {

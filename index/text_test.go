@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/simidx/simidx/index"
@@ -24,16 +25,36 @@ func TestTextQueries(t *testing.T) {
 			for i := range 50 {
 				docs = append(docs, index.Doc{ID: fmt.Sprintf("other%02d", i), Text: []byte(fmt.Sprintf("filler document %d with its own words %d %d", i, i*i, i*7))})
 			}
-			if _, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
+			var empties []string
+			st, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
 				for _, d := range docs {
 					if !yield(d, nil) {
 						return
 					}
 				}
-			}, nil); err != nil {
+			}, &index.LoadOptions{Empty: func(id string) { empties = append(empties, id) }})
+			if err != nil {
 				t.Fatal(err)
 			}
-			for _, pair := range [][2]string{{"empty1", "empty2"}, {"short1", "short2"}, {"long1", "long2"}} {
+			// Texts without words are stored, counted and named, and
+			// match nothing: not each other, not an empty query.
+			if st.Empty != 2 || st.ExactDuplicates != 2 || fmt.Sprint(empties) != "[empty1 empty2]" {
+				t.Fatalf("load stats %+v, empties %v", st, empties)
+			}
+			if xs, err := x.Stats(); err != nil || xs.Empty != 2 || xs.Docs != len(docs) {
+				t.Fatalf("stats: %d empty of %d, %v", xs.Empty, xs.Docs, err)
+			}
+			for _, q := range [][]byte{nil, []byte(" -- "), []byte("。")} {
+				if ms, err := x.Query(q, &index.QueryOptions{MaxDistance: 3}); err != nil || len(ms) != 0 {
+					t.Fatalf("Query(%q) = %v, %v", q, ms, err)
+				}
+			}
+			for _, id := range empties {
+				if ms, err := x.QueryID(id, nil); err != nil || len(ms) != 0 {
+					t.Fatalf("QueryID(%s) = %v, %v", id, ms, err)
+				}
+			}
+			for _, pair := range [][2]string{{"short1", "short2"}, {"long1", "long2"}} {
 				ms, err := x.QueryID(pair[0], nil)
 				if err != nil {
 					t.Fatal(err)
@@ -45,7 +66,7 @@ func TestTextQueries(t *testing.T) {
 					}
 					if m.ID == pair[1] {
 						found = true
-						if m.Distance != 0 || (minhash && m.Similarity != 1) {
+						if m.Distance != 0 || (minhash && m.Similarity != 1) || !m.Exact {
 							t.Fatalf("exact duplicate %s: %+v", pair[1], m)
 						}
 					}
@@ -104,14 +125,22 @@ func TestTextQueries(t *testing.T) {
 				if minhash && p.Similarity != 1 && p.A[:4] == p.B[:4] {
 					t.Fatalf("pair %+v", p)
 				}
+				if p.Exact != (p.A[:4] == p.B[:4]) {
+					t.Fatalf("pair %+v: exact copies are short1/short2 and long1/long2", p)
+				}
 				return nil
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, p := range []string{"empty1/empty2", "short1/short2", "long1/long2"} {
+			for _, p := range []string{"short1/short2", "long1/long2"} {
 				if !pairs[p] {
 					t.Fatalf("pairs %v missing %s", pairs, p)
+				}
+			}
+			for p := range pairs {
+				if strings.HasPrefix(p, "empty") || strings.Contains(p, "/empty") {
+					t.Fatalf("pair %s of an empty text", p)
 				}
 			}
 			if minhash {

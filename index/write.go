@@ -80,7 +80,7 @@ func (x *Index) addRecs(recs []record) error {
 	var count int64
 	err := x.update(func(tx *bolt.Tx) error {
 		var err error
-		count, _, _, err = x.addRecords(tx, recs)
+		count, _, _, err = x.addRecords(tx, recs, nil)
 		return err
 	})
 	if err != nil {
@@ -359,8 +359,9 @@ func (x *Index) writeMeta(tx *bolt.Tx, m meta) error {
 
 // addRecords stores recs (the last of equal IDs wins) in tx, replacing
 // documents with the same IDs, and returns the new document count, the
-// number of replaced documents and of exact duplicates.
-func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact int64, err error) {
+// number of replaced documents and of exact duplicates. If names is not
+// nil, the ID of each replaced document is appended to it.
+func (x *Index) addRecords(tx *bolt.Tx, recs []record, names *[]string) (count, replaced, exact int64, err error) {
 	m := x.readMeta(tx)
 	if m.loading {
 		return 0, 0, 0, fmt.Errorf("index: an interrupted bulk load is pending; reopen the index")
@@ -369,6 +370,9 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 	for i := range recs {
 		if _, ok := last[recs[i].id]; ok {
 			replaced++
+			if names != nil {
+				*names = append(*names, recs[i].id)
+			}
 		}
 		last[recs[i].id] = i
 	}
@@ -387,9 +391,10 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 		if v := idb.Get([]byte(r.id)); len(v) == 4 {
 			self = int64(binary.BigEndian.Uint32(v))
 		}
-		if r.text {
+		if r.text && !x.emptyProbe(true, r.exact) {
 			// An exact duplicate of another stored document, or of an
 			// earlier text of recs; not of the document it replaces.
+			// (Empty texts are no one's copies.)
 			if batch[r.exact] {
 				exact++
 			} else if exb != nil && (f == nil || f.has(exactBand, r.exact)) {
@@ -413,6 +418,9 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record) (count, replaced, exact i
 			}
 			chs = append(chs, change{n: n, old: &old, new: r})
 			replaced++
+			if names != nil {
+				*names = append(*names, r.id)
+			}
 			continue
 		}
 		if m.next == math.MaxUint32 {

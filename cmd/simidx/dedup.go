@@ -145,6 +145,9 @@ Example:
 				if err == nil {
 					r, err = newReader(args, in, e.stdin, con)
 				}
+				if r != nil {
+					r.unique = true // every document counts
+				}
 				if err != nil {
 					x.Close()
 					if !exists && db != "" {

@@ -74,6 +74,11 @@ type reader struct {
 	inputs []source
 	total  int64 // total input size, -1 if unknown
 	multi  bool  // more than one input: line IDs are prefixed with the input's name
+	// unique keeps every document apart: a document whose ID was read
+	// before in this run gets the ID with "#2", "#3", ... appended, and
+	// is reported (dedup). Without it a repeated ID replaces (index).
+	unique bool
+	seen   map[string]int // with unique: the IDs read so far, and how often
 	// store says the documents go into an index: those whose ID it
 	// would refuse are reported and skipped here, where their file and
 	// line are known.
@@ -84,11 +89,16 @@ type reader struct {
 	binary     atomic.Int64 // files skipped because they hold NUL bytes
 	unreadable atomic.Int64 // files or directories that could not be read
 	invalid    atomic.Int64 // lines or files skipped as invalid (bad JSON, too large, ...)
+	renamed    atomic.Int64 // documents whose repeated ID was made unique (unique)
 }
 
 // newReader lists the inputs: files as given, directories walked
-// recursively (in lexical order, IDs relative to the directory), "-" for
-// standard input. Inputs that cannot be listed are reported and counted.
+// recursively (in lexical order), "-" for standard input. The ID of a file
+// in a directory is its path relative to the directory when there is one
+// INPUT, and the INPUT as given, a slash and that relative path when there
+// are several (a/LICENSE and b/LICENSE, as md5sum prints them), so that
+// files of the same name in different inputs stay different documents.
+// Inputs that cannot be listed are reported and counted.
 func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) (*reader, error) {
 	r := &reader{flags: flags, stdin: stdin, warn: warn}
 	stdinSeen := false
@@ -133,11 +143,15 @@ func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) 
 			if !fi.Mode().IsRegular() {
 				return nil
 			}
-			rel, err := filepath.Rel(arg, path)
+			id, err := filepath.Rel(arg, path)
 			if err != nil {
-				rel = path
+				id = path
 			}
-			r.inputs = append(r.inputs, source{path: path, id: filepath.ToSlash(rel), size: fi.Size(), format: fileFormat(flags.format, path)})
+			id = filepath.ToSlash(id)
+			if len(args) > 1 {
+				id = dirPrefix(arg) + id
+			}
+			r.inputs = append(r.inputs, source{path: path, id: id, size: fi.Size(), format: fileFormat(flags.format, path)})
 			return nil
 		})
 		if err != nil {
@@ -153,6 +167,12 @@ func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) 
 		r.total += in.size
 	}
 	return r, nil
+}
+
+// dirPrefix returns the prefix of the IDs of the files in the directory
+// dir when several INPUTs are given: dir as given, with one slash.
+func dirPrefix(dir string) string {
+	return strings.TrimRight(filepath.ToSlash(dir), "/") + "/"
 }
 
 // fileFormat resolves the auto format of a file by its name.
@@ -321,7 +341,9 @@ func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(in
 		return true, nil
 	}
 	r.docs.Add(1)
-	return send(index.Doc{ID: in.id, Text: text}), nil
+	d := index.Doc{ID: in.id, Text: text}
+	r.keepApart(&d, name)
+	return send(d), nil
 }
 
 // readLines sends one document per line in the lines, jsonl or hashes
@@ -340,6 +362,7 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 			}
 			if ok {
 				r.docs.Add(1)
+				r.keepApart(&d, name+":"+strconv.Itoa(n))
 				if !send(d) {
 					return false, nil
 				}
@@ -352,6 +375,49 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 			return true, err
 		}
 	}
+}
+
+// keepApart gives d, read at where, an ID of its own when r.unique is set
+// and its ID was read before in this run: the ID, "#" and the number of the
+// occurrence (ID#2 for the second), or a larger number if that is taken.
+// It reports the change.
+func (r *reader) keepApart(d *index.Doc, where string) {
+	if !r.unique {
+		return
+	}
+	if r.seen == nil {
+		r.seen = make(map[string]int)
+	}
+	n := r.seen[d.ID]
+	r.seen[d.ID] = n + 1
+	if n == 0 {
+		return
+	}
+	id := d.ID
+	for k := n + 1; ; k++ {
+		suffix := "#" + strconv.Itoa(k)
+		// An ID too long for the suffix loses its tail.
+		if c := truncateID(id, index.MaxIDLen-len(suffix)) + suffix; r.seen[c] == 0 {
+			d.ID = c
+			r.seen[id] = k
+			r.seen[c] = 1
+			break
+		}
+	}
+	r.renamed.Add(1)
+	r.warn.printf("%s: ID %s was read before; this document is %s", where, strconv.Quote(id), strconv.Quote(d.ID))
+}
+
+// truncateID returns the longest prefix of id of at most n bytes that ends
+// at a UTF-8 boundary.
+func truncateID(id string, n int) string {
+	if len(id) <= n {
+		return id
+	}
+	for n > 0 && !utf8.RuneStart(id[n]) {
+		n--
+	}
+	return id[:n]
 }
 
 // parseLine makes the document of line n; blank lines give none.
