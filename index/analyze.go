@@ -196,6 +196,9 @@ type analysis struct {
 	sig   []uint64 // MinHash signature, nil when MinHash is off; owned by the analyzer
 	bands []uint64 // one hash per MinHash band, nil when MinHash is off; owned by the analyzer
 	set   []uint64 // the set method's hashes, sorted, nil for other methods; owned by the analyzer
+	// shingles is the shingle set, sorted and without repeats, when the
+	// analyzer keeps it (Settings.StoreShingles); owned by the analyzer.
+	shingles []uint64
 }
 
 // analyzer computes analyses: the text is tokenized once, and its unit
@@ -213,6 +216,10 @@ type analyzer struct {
 	sig      []uint64
 	bandBuf  []uint64
 	setBuf   []uint64
+	// keepShingles makes analyze return the shingle set (sorted, in
+	// shingleSet).
+	keepShingles bool
+	shingleSet   []uint64
 }
 
 // newAnalyzer returns an analyzer for normalized settings. It panics if the
@@ -222,6 +229,13 @@ func newAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) *analyzer {
 	if err != nil {
 		panic(err)
 	}
+	return a
+}
+
+// analyzerFor returns an analyzer for the normalized settings s.
+func analyzerFor(s *Settings) *analyzer {
+	a := newAnalyzer(s.Text, s.MinHash, s.MinHashK, s.Bands)
+	a.keepShingles = s.StoreShingles
 	return a
 }
 
@@ -269,14 +283,21 @@ func (a *analyzer) analyze(text []byte) analysis {
 		a.setBuf = shingle.Set(a.tok.AppendLongestWords(a.setBuf[:0], text, a.ts.Words, a.ts.MinLetters))
 		r.set = a.setBuf
 	}
-	if a.mh != nil {
+	if a.mh != nil || a.keepShingles {
 		o := a.tok.Options()
-		// Not made a set: a signature counts a repeated shingle once, and
-		// sorting them cost a query's analysis a fifth of its time.
+		// Not made a set for the signature: it counts a repeated shingle
+		// once, and sorting them cost a query's analysis a fifth of its
+		// time.
 		a.shingles = o.SampleHashes(shingle.AppendShingles(a.shingles[:0], a.units, o.Size, o.Step()))
-		a.sig = a.mh.Append(a.sig[:0], a.shingles)
-		a.bandBuf = shingle.AppendBands(a.bandBuf[:0], a.sig, a.bands, a.mh.K()/a.bands)
-		r.sig, r.bands = a.sig, a.bandBuf
+		if a.mh != nil {
+			a.sig = a.mh.Append(a.sig[:0], a.shingles)
+			a.bandBuf = shingle.AppendBands(a.bandBuf[:0], a.sig, a.bands, a.mh.K()/a.bands)
+			r.sig, r.bands = a.sig, a.bandBuf
+		}
+		if a.keepShingles {
+			a.shingleSet = shingle.Set(append(a.shingleSet[:0], a.shingles...))
+			r.shingles = a.shingleSet
+		}
 	}
 	return r
 }

@@ -80,6 +80,10 @@ func (x *Index) check(tx *bolt.Tx) error {
 	if x.lay.sets && sb == nil {
 		pr.add("bucket sets missing")
 	}
+	shb := tx.Bucket(bucketShingles)
+	if x.settings.StoreShingles && shb == nil {
+		pr.add("bucket shingles missing")
+	}
 	if err := pr.err(); err != nil {
 		return err
 	}
@@ -136,6 +140,24 @@ func (x *Index) check(tx *bolt.Tx) error {
 		if got := idb.Get([]byte(r.id)); len(got) != 4 || binary.BigEndian.Uint32(got) != n {
 			if !pr.add("document %d (%q): ids does not map back to it", n, r.id) {
 				return errStop
+			}
+		}
+		if shb != nil {
+			switch sv := shb.Get(key); {
+			case r.text && sv == nil:
+				if !pr.add("document %d (%q): no shingle set", n, r.id) {
+					return errStop
+				}
+			case !r.text && sv != nil:
+				if !pr.add("document %d (%q): a shingle set for a document without text", n, r.id) {
+					return errStop
+				}
+			case sv != nil:
+				if set, err := decodeShingleSet(nil, sv); err != nil || !slices.IsSorted(set) || len(slices.Compact(slices.Clone(set))) != len(set) {
+					if !pr.add("document %d (%q): bad shingle set: %v", n, r.id, err) {
+						return errStop
+					}
+				}
 			}
 		}
 		if r.text {
@@ -195,6 +217,11 @@ func (x *Index) check(tx *bolt.Tx) error {
 	}
 	if int64(len(fps)) != m.count {
 		pr.add("%d documents, count says %d", len(fps), m.count)
+	}
+	if shb != nil {
+		if n := shb.Stats().KeyN; n != texts {
+			pr.add("%d shingle sets for %d documents with text", n, texts)
+		}
 	}
 	if err := pr.err(); err != nil {
 		return err

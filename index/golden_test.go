@@ -83,8 +83,8 @@ func dump(t *testing.T, path string) []byte {
 }
 
 // TestGoldenLayout pins the on-disk content of an index: the keys and
-// values of every bucket for the sample, with and without MinHash and with
-// a set method, and after online adds with a merge of the in-memory levels
+// values of every bucket for the sample, with and without MinHash, with
+// a set method and with the shingle sets stored, and after online adds with a merge of the in-memory levels
 // under way. A change is a format change: it needs a new schema version
 // and a way to open the old one.
 func TestGoldenLayout(t *testing.T) {
@@ -97,6 +97,7 @@ func TestGoldenLayout(t *testing.T) {
 		{"default (minhash)", nil},
 		{"nshash", &index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}},
 		{"k6 no-minhash", &index.Settings{MaxDistance: 6, ExpectedDocs: 1000, NoMinHash: true}},
+		{"store shingles", &index.Settings{StoreShingles: true}},
 	} {
 		path := filepath.Join(t.TempDir(), c.name+".simidx")
 		goldenIndex(t, path, c.s)

@@ -362,9 +362,9 @@ func (l *loader) commitBatch() error {
 	return nil
 }
 
-// phase1 writes the pending documents' records (and band and set postings) of a
-// bulk load, uncommitted: the loading flag makes readers ignore them until
-// phase2 commits.
+// phase1 writes the pending documents' records (and band and set postings,
+// and shingle sets) of a bulk load, uncommitted: the loading flag makes
+// readers ignore them until phase2 commits.
 func (l *loader) phase1() error {
 	if len(l.pending) == 0 {
 		return nil
@@ -386,6 +386,11 @@ func (l *loader) phase1() error {
 			n := l.base + uint32(len(l.fps))
 			if err := docs.Put(docKey(n), encodeRecord(nil, r, x.lay)); err != nil {
 				return err
+			}
+			if r.text {
+				if err := x.putShingles(tx, n, r); err != nil {
+					return err
+				}
 			}
 			l.ids = append(l.ids, idNum{r.id, n})
 			l.fps = append(l.fps, r.fp)
@@ -645,6 +650,9 @@ func (w *bulkWriter) drop(n uint32) error {
 		if err := w.x.applySets(w.tx, []change{{n: n, old: &r}}); err != nil {
 			return err
 		}
+	}
+	if err := w.x.putShingles(w.tx, n, nil); err != nil {
+		return err
 	}
 	return docs.Delete(docKey(n))
 }

@@ -395,6 +395,9 @@ func create(tx *bolt.Tx, st Settings) error {
 	if st.Text.Method.IsSet() {
 		names = append(names, bucketSets)
 	}
+	if st.StoreShingles {
+		names = append(names, bucketShingles)
+	}
 	for _, n := range names {
 		if _, err := tx.CreateBucket(n); err != nil {
 			return err
@@ -439,7 +442,7 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 4 when it is
+// upgrade rewrites a file of an older schema as schema 5 when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
@@ -448,7 +451,9 @@ func (x *Index) recover() error {
 // here. writeMeta writes them from then on. Schema 4 keeps the exact keys
 // of an index with MinHash from the band watermark on in the band level
 // (meta.exactFrom): a file of schema 3 has them in the bucket as well,
-// which schema 4 allows, so only its version changes. A program of an
+// which schema 4 allows, so only its version changes. Schema 5 adds the
+// shingles bucket of an index with Settings.StoreShingles, which an older
+// file never has: only its version changes. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -111,7 +111,7 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 			return err
 		}
 	}
-	if q.minSim > 0 {
+	if q.minSim > 0 && x.settings.MinHash {
 		if err := x.bandPairs(ctx, tx, q, fn); err != nil {
 			return err
 		}
@@ -130,7 +130,13 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	var sa, sb []uint64
 	// similarity returns the pair's similarity and whether it is an
 	// estimate from two signatures (which q.minSim then applies to).
+	verified := x.verifier(tx)
 	similarity := func(a, b uint32) (float64, bool) {
+		if q.verify {
+			if sim, ok, err := verified(a, b); err != nil || ok {
+				return sim, ok // an error shows again in the record reads
+			}
+		}
 		if x.lay.sets {
 			return x.pairSetSimilarity(docs.Get(docKey(a)), docs.Get(docKey(b))), false
 		}
@@ -263,6 +269,32 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	return nil
 }
 
+// verifier returns a function that gives the exact Jaccard similarity of
+// the stored shingle sets of two documents of tx, and false if either has
+// none. It keeps the last first document's set decoded, as the pair
+// loops ask for one document against many in a row.
+func (x *Index) verifier(tx *bolt.Tx) func(a, b uint32) (float64, bool, error) {
+	var sa, sb []uint64
+	last, okA := ^uint32(0), false
+	return func(a, b uint32) (float64, bool, error) {
+		var err error
+		if a != last {
+			if sa, okA, err = x.storedShingles(tx, sa, a); err != nil {
+				return 0, false, err
+			}
+			last = a
+		}
+		if !okA {
+			return 0, false, nil
+		}
+		var ok bool
+		if sb, ok, err = x.storedShingles(tx, sb, b); err != nil || !ok {
+			return 0, false, err
+		}
+		return shingle.Jaccard(sa, sb), true, nil
+	}
+}
+
 // pairSetSimilarity returns the set method's similarity of records va and
 // vb: 1 for exact copies.
 func (x *Index) pairSetSimilarity(va, vb []byte) float64 {
@@ -328,6 +360,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 	c := bb.Cursor()
 	lv := x.recentLevels()
 	dc := docs.Cursor()
+	verified := x.verifier(tx)
 	var recs []record
 	var nums []uint32
 	postings := 0
@@ -372,7 +405,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 			live = append(live, n)
 		}
 		nums = live
-		return x.bandGroupPairs(band, recs, nums, q, fn)
+		return x.bandGroupPairs(band, recs, nums, q, verified, fn)
 	}
 	for key, v := c.First(); key != nil; key, v = c.Next() {
 		if len(key) != 9 {
@@ -401,8 +434,8 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 
 // bandGroupPairs reports the pairs of the documents recs (numbered nums)
 // that share band, beyond q.maxDist, not sharing an earlier band, and
-// within q's similarity.
-func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+// within q's similarity (with q.verify, the exact one, from verified).
+func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryParams, verified func(a, b uint32) (float64, bool, error), fn func(a, b uint32, d int, sim float64) error) error {
 	for a := range recs {
 		for b := a + 1; b < len(recs); b++ {
 			ra, rb := &recs[a], &recs[b]
@@ -416,7 +449,17 @@ func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryPa
 			if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
 				continue
 			}
-			if sim := estimateJaccard(ra.sig, rb.sig); sim >= q.minSim {
+			sim := estimateJaccard(ra.sig, rb.sig)
+			if q.verify {
+				s, ok, err := verified(nums[a], nums[b])
+				if err != nil {
+					return err
+				}
+				if ok {
+					sim = s
+				}
+			}
+			if sim >= q.minSim {
 				if err := fn(nums[a], nums[b], d, sim); err != nil {
 					return err
 				}

@@ -32,7 +32,8 @@ func (x *Index) Probe(text []byte) (Probe, error) {
 	defer x.pool.Put(a)
 	an := a.analyze(text)
 	return Probe{p: probe{fp: an.fp, text: true, exact: an.exact, sig: slices.Clone(an.sig),
-		bands: slices.Clone(an.bands), set: slices.Clone(an.set), self: -1}, valid: true, akey: x.akey}, nil
+		bands: slices.Clone(an.bands), set: slices.Clone(an.set), shingles: slices.Clone(an.shingles), self: -1},
+		valid: true, akey: x.akey}, nil
 }
 
 // ProbeFingerprint returns the probe of a query by fingerprint, as
@@ -49,12 +50,16 @@ func (x *Index) ProbeID(id string) (Probe, error) {
 	}
 	var pr Probe
 	err := x.view(func(tx *bolt.Tx) error {
-		_, r, err := x.lookup(tx, id, true)
+		n, r, err := x.lookup(tx, id, true)
+		if err != nil {
+			return err
+		}
+		sh, _, err := x.storedShingles(tx, nil, n)
 		if err != nil {
 			return err
 		}
 		pr = Probe{p: probe{fp: r.fp, text: r.text, exact: r.exact, sig: slices.Clone(r.sig),
-			bands: slices.Clone(r.bands), set: slices.Clone(r.set), self: -1}, valid: true, akey: x.akey}
+			bands: slices.Clone(r.bands), set: slices.Clone(r.set), shingles: sh, self: -1}, valid: true, akey: x.akey}
 		return nil
 	})
 	return pr, boltErr(err)
@@ -122,7 +127,7 @@ func (m *Matcher) Match(q, d *Probe) (Match, bool) {
 	if !candidate {
 		return Match{}, false
 	}
-	return x.judge(m.q, fpRule, &q.p, dist, d.p.sig, d.p.set, exact)
+	return x.judge(m.q, fpRule, &q.p, dist, d.p.sig, d.p.set, d.p.shingles, d.p.text && m.q.verify, exact)
 }
 
 // Sort sorts matches in the order Query reports them. Cost: O(n log n).

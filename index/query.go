@@ -58,6 +58,22 @@ type QueryOptions struct {
 	// Limit, when above zero, caps the number of matches (Query) or pairs
 	// (Pairs) reported. Clusters ignores it.
 	Limit int
+
+	// Verify replaces the estimated similarity of each candidate by the
+	// exact Jaccard similarity of the shingle sets (the query text's and
+	// the stored document's), and applies MinSimilarity to that: a
+	// candidate whose estimate reached the threshold but whose exact
+	// similarity does not is dropped, and one whose estimate fell short
+	// but whose exact similarity reaches it is kept. Candidates are found
+	// as without Verify (within MaxDistance, sharing a band, exact
+	// copies). It needs an index with Settings.StoreShingles, and then
+	// also allows MinSimilarity on an index without MinHash (applied to
+	// the candidates within MaxDistance). Not for the set methods. A
+	// document added by fingerprint has no set: it is matched as without
+	// Verify. Cost: a read and decoding of the stored set of each
+	// candidate (of both documents of each candidate pair in Pairs) and a
+	// merge of two sorted sets.
+	Verify bool
 }
 
 // Match is a document found by a query.
@@ -108,7 +124,7 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	var ms []Match
 	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		var err error
-		ms, err = x.search(tx, bf, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, self: -1}, q)
+		ms, err = x.search(tx, bf, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, shingles: an.shingles, self: -1}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -165,7 +181,13 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 			}
 			q.minSim = 0 // added by fingerprint: the fingerprint rule alone
 		}
-		ms, err = x.search(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(n)}, q)
+		var sh []uint64
+		if q.verify {
+			if sh, _, err = x.storedShingles(tx, nil, n); err != nil {
+				return err
+			}
+		}
+		ms, err = x.search(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, shingles: sh, self: int64(n)}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -193,6 +215,7 @@ type queryParams struct {
 	// to the fingerprint rule.
 	minSimSet bool
 	limit     int
+	verify    bool // QueryOptions.Verify
 }
 
 func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
@@ -219,12 +242,24 @@ func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
 		q.minSim = 0
 	case ms < 0 || ms > 1 || ms != ms:
 		return q, fmt.Errorf("%w: min similarity %v not in 0..1", ErrSettings, ms)
-	case ms > 0 && !x.settings.MinHash:
-		return q, fmt.Errorf("%w: min similarity needs an index with MinHash", ErrSettings)
+	case ms > 0 && !x.settings.MinHash && !(o.Verify && x.settings.StoreShingles):
+		return q, fmt.Errorf("%w: min similarity needs an index with MinHash, or Verify on an index that stores shingle sets", ErrSettings)
 	case ms > 0:
 		q.minSim, q.minSimSet = ms, true
 	}
 	q.limit = max(o.Limit, 0)
+	if o.Verify {
+		switch {
+		case x.lay.sets:
+			return q, fmt.Errorf("%w: verify is not for the %s method, whose similarity is its own", ErrSettings, x.settings.Text.Method)
+		case !x.settings.StoreShingles:
+			return q, fmt.Errorf("%w: verify needs an index that stores shingle sets (StoreShingles)", ErrSettings)
+		}
+		q.verify = true
+		if !x.settings.MinHash && q.minSim > 0 {
+			q.fp = true // the candidates: the tables'
+		}
+	}
 	return q, nil
 }
 
@@ -236,7 +271,10 @@ type probe struct {
 	sig   []uint64 // nil without MinHash or text
 	bands []uint64
 	set   []uint64 // the set of a set method, with text
-	self  int64    // document number to leave out, or -1
+	// shingles is the shingle set of the text, sorted, when the index
+	// stores shingle sets (Settings.StoreShingles).
+	shingles []uint64
+	self     int64 // document number to leave out, or -1
 }
 
 // search runs a query in tx, with tx's band filter bf (see viewFiltered).
@@ -410,6 +448,7 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 	// stack for the usual sizes.
 	var sigBuf [128]uint64
 	sig, set := sigBuf[:0], []uint64(nil)
+	var cand []uint64 // a candidate's shingle set, with q.verify
 	out := make([]found, 0, len(hits))
 	for _, h := range hits {
 		if int64(h.n) == pr.self {
@@ -431,7 +470,14 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 		case !x.lay.sets && pr.sig != nil:
 			sig = sigOf(sig, v, x.settings.MinHashK)
 		}
-		m, ok := x.judge(q, q.fp, &pr, d, sig, set, exactSet[h.n])
+		has := false
+		if q.verify && pr.text {
+			var err error
+			if cand, has, err = x.storedShingles(tx, cand, h.n); err != nil {
+				return nil, err
+			}
+		}
+		m, ok := x.judge(q, q.fp, &pr, d, sig, set, cand, has, exactSet[h.n])
 		if !ok {
 			continue
 		}
@@ -469,13 +515,19 @@ func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint
 // judge applies the match rule of q to a candidate found for the probe pr
 // (through the tables, the exact keys, the bands or the set postings) at
 // distance d, whose signature and set are sig and set (empty when it has
-// none, or the rule does not read them) and which is an exact copy of the
+// none, or the rule does not read them), whose shingle set is shingles if
+// hasShingles (read with q.verify only) and which is an exact copy of the
 // probe's text if exact. fpRule says the fingerprint rule applies. It is
 // the one rule of Query and Matcher.
-func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set []uint64, exact bool) (Match, bool) {
+func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, shingles []uint64, hasShingles, exact bool) (Match, bool) {
 	m := Match{Distance: d}
 	keep := fpRule && d <= q.maxDist
 	switch {
+	case q.verify && pr.text && hasShingles:
+		m.Similarity = shingle.Jaccard(pr.shingles, shingles)
+		if q.minSim > 0 {
+			keep = m.Similarity >= q.minSim
+		}
 	case x.lay.sets:
 		if pr.text {
 			var ok bool

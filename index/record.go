@@ -25,6 +25,10 @@ type record struct {
 	sig   []uint64
 	bands []uint64
 	set   []uint64 // sorted, without repeats
+	// shingles is the shingle set of a new text document in an index
+	// with Settings.StoreShingles, stored in its own bucket, not in the
+	// record.
+	shingles []uint64
 }
 
 const flagText = 1

@@ -60,6 +60,14 @@ type Settings struct {
 	// used only with MinHash.
 	MinBands int `json:"min_bands,omitempty"`
 
+	// StoreShingles keeps the shingle set of every text document (the set
+	// whose Jaccard similarity MinHash estimates), so that
+	// QueryOptions.Verify can replace the estimate by the exact
+	// similarity. It costs 7 to 9 bytes per distinct shingle of each
+	// document (about the size of the text) and a sort of each text's
+	// shingles when it is added (see docs/benchmarks.md). Schema 5.
+	StoreShingles bool `json:"store_shingles,omitempty"`
+
 	// Text are the text-pipeline settings: how text is canonicalized,
 	// shingled and fingerprinted.
 	Text TextSettings `json:"text"`
@@ -186,6 +194,9 @@ func (u *Settings) conflicts(st Settings) error {
 	if u.MinBands != 0 && u.MinBands != st.MinBands {
 		return bad("min bands", u.MinBands, st.MinBands)
 	}
+	if u.StoreShingles && !st.StoreShingles {
+		return bad("store shingles", true, false)
+	}
 	if !reflect.ValueOf(u.Text).IsZero() {
 		text, err := u.Text.normalize()
 		if err != nil {
@@ -212,6 +223,7 @@ func analysisKey(s *Settings) uint64 {
 		Text     TextSettings
 		MinHash  bool
 		K, Bands int
-	}{s.Text, s.MinHash, s.MinHashK, s.Bands})
+		Shingles bool
+	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles})
 	return h.Sum64() | 1 // never 0, the key of a fingerprint probe
 }

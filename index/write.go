@@ -169,8 +169,7 @@ func (x *Index) getAnalyzer() *analyzer {
 	if a, ok := x.pool.Get().(*analyzer); ok {
 		return a
 	}
-	s := &x.settings
-	return newAnalyzer(s.Text, s.MinHash, s.MinHashK, s.Bands)
+	return analyzerFor(&x.settings)
 }
 
 // analyzeDoc validates d and returns its record, with slices it owns.
@@ -185,7 +184,7 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 		return record{}, fmt.Errorf("%w: document %q has %d bytes, more than %d", ErrTooLarge, d.ID, len(d.Text), MaxDocSize)
 	}
 	an := a.analyze(d.Text)
-	r := record{id: d.ID, fp: an.fp, text: true, exact: an.exact}
+	r := record{id: d.ID, fp: an.fp, text: true, exact: an.exact, shingles: slices.Clone(an.shingles)}
 	if x.lay.sets {
 		r.set = slices.Clone(an.set[:min(len(an.set), MaxSetSize)])
 	}
@@ -216,7 +215,7 @@ func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
 	if p.akey != x.akey {
 		return record{}, fmt.Errorf("%w: the probe of document %q was made under other text settings than the index's", ErrSettings, d.ID)
 	}
-	r := record{id: d.ID, fp: p.p.fp, text: true, exact: p.p.exact}
+	r := record{id: d.ID, fp: p.p.fp, text: true, exact: p.p.exact, shingles: slices.Clone(p.p.shingles)}
 	if x.lay.sets {
 		r.set = slices.Clone(p.p.set[:min(len(p.p.set), MaxSetSize)])
 	}
@@ -490,6 +489,9 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 					return err
 				}
 			}
+		}
+		if err := x.putShingles(tx, c.n, c.new); err != nil {
+			return err
 		}
 		if c.new == nil {
 			if err := docs.Delete(nk); err != nil {
