@@ -224,7 +224,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 							}
 						}
 						sim, est := similarity(ents[a].n, ents[b].n)
-						if est && q.minSim > 0 && sim < q.minSim {
+						if (est || x.lay.sets) && q.minSim > 0 && sim < q.minSim {
 							continue
 						}
 						if err := fn(ents[a].n, ents[b].n, d, sim); err != nil {
@@ -316,7 +316,7 @@ func (x *Index) pairSetSimilarity(va, vb []byte) float64 {
 // and reports those numbered above a.
 func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
 	sq := q
-	sq.fp, sq.minSim, sq.limit = false, 0, 0
+	sq.fp, sq.limit = false, 0
 	c := tx.Bucket(bucketDocs).Cursor()
 	done := 0
 	for k, v := c.First(); k != nil; k, v = c.Next() {

@@ -46,7 +46,10 @@ type QueryOptions struct {
 	// DefaultMinSimilarity (0.6) on an index with MinHash when MaxDistance
 	// is zero too (the default query), and no threshold otherwise: a query
 	// that sets MaxDistance alone asks for the fingerprint rule alone, as
-	// does NoMinSimilarity. A value above zero needs an index with MinHash.
+	// does NoMinSimilarity. A value above zero needs an index with MinHash,
+	// or with a set method, where it is the least similarity of the
+	// method's own measure (see above) that a match must reach, or Verify
+	// (which applies it to the exact similarity).
 	// At most 1.
 	//
 	// The threshold needs a signature on both sides, so a document added
@@ -242,8 +245,8 @@ func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
 		q.minSim = 0
 	case ms < 0 || ms > 1 || ms != ms:
 		return q, fmt.Errorf("%w: min similarity %v not in 0..1", ErrSettings, ms)
-	case ms > 0 && !x.settings.MinHash && !(o.Verify && x.settings.StoreShingles):
-		return q, fmt.Errorf("%w: min similarity needs an index with MinHash, or Verify on an index that stores shingle sets", ErrSettings)
+	case ms > 0 && !x.settings.MinHash && !x.lay.sets && !(o.Verify && x.settings.StoreShingles):
+		return q, fmt.Errorf("%w: min similarity needs an index with MinHash or a set method, or Verify on an index that stores shingle sets", ErrSettings)
 	case ms > 0:
 		q.minSim, q.minSimSet = ms, true
 	}
@@ -536,6 +539,9 @@ func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, sh
 		}
 		if exact {
 			m.Similarity = 1
+		}
+		if q.minSim > 0 && m.Similarity < q.minSim {
+			return m, false // the method's similarity is below the threshold
 		}
 	case pr.sig != nil:
 		// A document added by fingerprint has no signature: it keeps the

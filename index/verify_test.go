@@ -276,3 +276,45 @@ func seqDocs(docs []index.Doc) func(func(index.Doc, error) bool) {
 		}
 	}
 }
+
+// TestSetMinSimilarity checks that a threshold on an index of a set method
+// applies to the method's own similarity (shared sentences over the
+// smaller set, for nshash), in queries and pairs.
+func TestSetMinSimilarity(t *testing.T) {
+	t.Parallel()
+	x := newIndex(t, &index.Settings{Text: index.TextSettings{Method: index.MethodNshash, Sentences: 4}})
+	s := []string{
+		"The first sentence is about the weather in the north.",
+		"A second sentence talks about the price of bread today.",
+		"Then a third one describes the old bridge over the river.",
+		"Finally the fourth sentence mentions a cat on the roof.",
+		"Something else entirely is written in this other sentence.",
+		"Another unrelated line about trains arriving late again.",
+		"A last different sentence about mountains and their snow.",
+	}
+	a := strings.Join(s[:4], " ")
+	b := strings.Join([]string{s[0], s[4], s[5], s[6]}, " ") // 1 of 4 shared
+	c := strings.Join([]string{s[0], s[1], s[2], s[6]}, " ") // 3 of 4 shared
+	if err := x.Add(index.Doc{ID: "b", Text: []byte(b)}, index.Doc{ID: "c", Text: []byte(c)}); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := x.Query([]byte(a), nil)
+	if err != nil || len(ms) != 2 || ms[0].ID != "c" || ms[0].Similarity != 0.75 || ms[1].Similarity != 0.25 {
+		t.Fatalf("query without a threshold: %+v, %v", ms, err)
+	}
+	ms, err = x.Query([]byte(a), &index.QueryOptions{MinSimilarity: 0.5})
+	if err != nil || len(ms) != 1 || ms[0].ID != "c" {
+		t.Fatalf("query with a threshold: %+v, %v", ms, err)
+	}
+	if err := x.Add(index.Doc{ID: "a", Text: []byte(a)}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err = x.Pairs(context.Background(), &index.QueryOptions{MinSimilarity: 0.6}, func(p index.Pair) error {
+		got = append(got, fmt.Sprintf("%s-%s %.2f", p.A, p.B, p.Similarity))
+		return nil
+	})
+	if err != nil || fmt.Sprint(got) != "[a-c 0.75]" {
+		t.Fatalf("pairs with a threshold: %v, %v", got, err)
+	}
+}
