@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
@@ -119,10 +118,7 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 			if len(v) < 9 {
 				return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, i)
 			}
-			h, text := textHash(v)
-			clusters[c].Members = append(clusters[c].Members, Member{
-				ID: idOf(v, x.lay), Seq: uint32(i), Fingerprint: binary.BigEndian.Uint64(v), TextHash: h, Text: text,
-			})
+			clusters[c].Members = append(clusters[c].Members, x.member(uint32(i), v))
 		}
 		return nil
 	})

@@ -100,9 +100,10 @@ type Match struct {
 }
 
 // Query returns the stored documents similar to text, as selected by opts,
-// sorted by distance, then similarity (highest first), then ID; on an
-// index with a set method, by similarity (highest first), then distance,
-// then ID. Documents with the same canonical text are always included.
+// sorted by similarity (highest first), then distance, then ID on an
+// index with a similarity (MinHash, a set method, or stored shingle sets
+// for Verify); by distance, then ID on others. A document added as a
+// fingerprint has similarity 0 and so comes after those with text. Documents with the same canonical text are always included.
 // Text over MaxDocSize gives ErrTooLarge.
 //
 // It costs one analysis of text plus one bbolt lookup per table and a scan
@@ -608,10 +609,11 @@ func (x *Index) setMatch(a, b []uint64) (float64, bool) {
 	return sim, shared >= 1
 }
 
-// sortMatches sorts by distance, then similarity (highest first), then ID;
-// with a set method, by similarity first.
+// sortMatches sorts by similarity (highest first), then distance, then ID
+// on an index with a similarity (MinHash, a set method); by distance, then
+// ID on others.
 func (x *Index) sortMatches(ms []Match) {
-	bySim := x.lay.sets
+	bySim := x.lay.sets || x.settings.MinHash || x.settings.StoreShingles
 	slices.SortFunc(ms, func(a, b Match) int {
 		if bySim {
 			if c := cmp.Compare(b.Similarity, a.Similarity); c != 0 {

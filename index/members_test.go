@@ -1,0 +1,90 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+)
+
+// TestMembersCompare checks that Members lists every document in the
+// order of addition, and Compare what the index knows of two documents
+// against values computed here.
+func TestMembersCompare(t *testing.T) {
+	t.Parallel()
+	docs := verifyCorpus(t)[:120]
+	docs = append(docs, index.Doc{ID: "copy", Text: append([]byte("  "), docs[0].Text...)}, index.Doc{ID: "nothing", Text: []byte("...")})
+	x := newIndex(t, &index.Settings{StoreShingles: true})
+	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	var seq []string
+	last := -1
+	err := x.Members(context.Background(), func(m index.Member) error {
+		if int(m.Seq) <= last {
+			t.Fatalf("member %s out of order", m.ID)
+		}
+		last = int(m.Seq)
+		seq = append(seq, m.ID)
+		return nil
+	})
+	if err != nil || len(seq) != len(docs) {
+		t.Fatalf("members: %d of %d, %v", len(seq), len(docs), err)
+	}
+	for i := range docs {
+		if seq[i] != docs[i].ID {
+			t.Fatalf("member %d is %s, want %s", i, seq[i], docs[i].ID)
+		}
+	}
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(docs); i += 3 {
+		a, b := docs[i], docs[i+1]
+		fa, sa, _ := f.Analyze(a.Text)
+		sa = append([]uint64(nil), sa...)
+		fb, sb, _ := f.Analyze(b.Text)
+		setA := append([]uint64(nil), f.Shingles(a.Text)...)
+		setB := f.Shingles(b.Text)
+		p, err := x.Compare(a.ID, b.ID, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty := len(setA) == 0 || len(setB) == 0
+		want := shingle.Estimate(sa, sb)
+		if empty {
+			want = 0
+		}
+		if p.Distance != popcount(fa^fb) || p.Similarity != want {
+			t.Errorf("Compare(%s, %s) = %+v, want distance %d similarity %v", a.ID, b.ID, p, popcount(fa^fb), want)
+		}
+		v, err := x.Compare(a.ID, b.ID, &index.QueryOptions{Verify: true})
+		want = shingle.Jaccard(setA, setB)
+		if empty {
+			want = 0
+		}
+		if err != nil || v.Similarity != want {
+			t.Errorf("verified Compare(%s, %s) = %+v, %v, want similarity %v", a.ID, b.ID, v, err, want)
+		}
+	}
+	if p, err := x.Compare(docs[0].ID, "copy", nil); err != nil || !p.Exact || p.Similarity != 1 || p.Distance != 0 {
+		t.Errorf("exact copy: %+v, %v", p, err)
+	}
+	if p, err := x.Compare("nothing", "nothing", nil); err != nil || p.Exact || p.Similarity != 0 {
+		t.Errorf("an empty text against itself: %+v, %v", p, err)
+	}
+	if _, err := x.Compare("copy", "no such", nil); !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("missing document: %v", err)
+	}
+}
+
+func popcount(v uint64) int {
+	n := 0
+	for ; v != 0; v &= v - 1 {
+		n++
+	}
+	return n
+}
