@@ -40,3 +40,24 @@ func ExampleMinHasher() {
 	// estimated Jaccard 0.49
 	// 14 band hashes
 }
+
+func ExamplePassages() {
+	t, _ := shingle.NewTokenizer(nil)
+	a := []byte("Copyright 2020 Foo Inc. All rights reserved.")
+	b := []byte("(C) COPYRIGHT 2021 Bar Ltd.\nAll Rights Reserved")
+	wa, wb := t.AppendWords(nil, a), t.AppendWords(nil, b)
+	hashes := func(ws []shingle.Word) []uint64 {
+		var hs []uint64
+		for _, w := range ws {
+			hs = append(hs, w.Hash)
+		}
+		return hs
+	}
+	for _, p := range shingle.Passages(hashes(wa), hashes(wb), -1) {
+		pa, pb := wa[p.A:p.A+p.Words], wb[p.B:p.B+p.Words]
+		fmt.Printf("words %d: %q in a, %q in b\n", p.Words, a[pa[0].Start:pa[len(pa)-1].End], b[pb[0].Start:pb[len(pb)-1].End])
+	}
+	// Output:
+	// words 3: "All rights reserved" in a, "All Rights Reserved" in b
+	// words 1: "Copyright" in a, "COPYRIGHT" in b
+}

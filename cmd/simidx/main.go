@@ -84,6 +84,7 @@ func init() {
 		queryCommand,
 		dedupCommand,
 		fingerprintCommand,
+		compareCommand,
 		deleteCommand,
 		statsCommand,
 		serveCommand,

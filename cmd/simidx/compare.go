@@ -1,0 +1,335 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+	"github.com/spf13/pflag"
+)
+
+var compareCommand = &command{
+	name:  "compare",
+	args:  "[settings flags | --db PATH] [--passages N] A B",
+	short: "measure how much two texts share, and show the shared passages",
+	long: `Compare measures two texts, A and B (files, or - for standard input, at
+most once), under the text settings of an index: the defaults, the settings
+flags given, or the settings of the index at --db (opened read-only). It
+prints:
+
+  jaccard        the exact Jaccard similarity of the two shingle sets
+  containment_a  the share of A's shingles found in B
+  containment_b  the share of B's shingles found in A
+  distance       the Hamming distance of the 64-bit fingerprints
+  similarity     the MinHash estimate of the Jaccard similarity ("-" and
+                 left out of JSON without the MinHash layer)
+  exact          whether the two canonical texts are the same
+
+and the --passages longest passages the texts share: runs of consecutive
+canonical words found in both, each as long as it can be, with its byte
+offsets in A and in B (start and end), its length in words and its text in
+A (cut short in the table). Similarities are truncated, never rounded up:
+0.5952 shows as 0.59 in the table and 0.5952 in JSON. A text without words
+(after markup, punctuation and case are removed) matches nothing: Jaccard,
+containments and similarity 0, exact false.
+
+An index does not keep the texts of its documents, so a stored document
+(--id) cannot be compared: give its file.
+
+Example:
+
+	simidx compare testdata/licenses/MIT.txt testdata/licenses/X11.txt
+	simidx compare --db licenses.db --format jsonl mine.txt testdata/licenses/MIT.txt
+	cat draft.txt | simidx compare - final.txt`,
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
+		var (
+			db       string
+			id       []string
+			passages int
+			sf       settingsFlags
+			out      outputFlags
+		)
+		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
+		fs.StringArrayVar(&id, "id", nil, "a stored document `ID`: refused, an index keeps no texts")
+		fs.IntVar(&passages, "passages", 5, "show the `N` longest shared passages (0 for none)")
+		sf.addTextFlags(fs)
+		out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error {
+			if err := out.check(); err != nil {
+				return err
+			}
+			if len(id) > 0 {
+				return usagef("cannot compare the stored document %q: an index keeps the fingerprints and signatures of its documents, not their texts, and compare needs both texts; give the document's file", id[0])
+			}
+			if passages < 0 {
+				return usagef("--passages must be 0 or more, not %d", passages)
+			}
+			switch {
+			case len(args) < 2:
+				return usagef("compare takes two texts, A and B (files, or - for standard input); got %d", len(args))
+			case len(args) > 2:
+				return usagef("compare takes two texts, A and B, not %d: %s", len(args), strings.Join(args, " "))
+			case args[0] == "-" && args[1] == "-":
+				return usagef("standard input (-) given more than once")
+			}
+			f, err := sf.fingerprinter(db)
+			if err != nil {
+				return err
+			}
+			var texts [2]compareText
+			for i, name := range args {
+				if texts[i], err = readCompareText(name, e.stdin); err != nil {
+					return err
+				}
+			}
+			rec, err := compareTexts(ctx, f, texts[0], texts[1], passages)
+			if err != nil {
+				return err
+			}
+			w, err := out.open(e.stdout)
+			if err != nil {
+				return err
+			}
+			if w.jsonl {
+				w.json(rec)
+			} else {
+				writeCompareTable(w, rec)
+			}
+			return w.Close()
+		}
+	},
+}
+
+// compareText is a text to compare: the bytes read, and where its text
+// starts after a byte order mark.
+type compareText struct {
+	raw  []byte
+	from int
+}
+
+func (t compareText) text() []byte { return t.raw[t.from:] }
+
+// readCompareText reads the file name, or standard input for "-", as
+// simidx index reads a file: a leading byte order mark is skipped (offsets
+// still count it), a NUL byte or more than index.MaxDocSize bytes is an
+// error.
+func readCompareText(name string, stdin io.Reader) (compareText, error) {
+	r, label := stdin, "standard input"
+	if name != "-" {
+		label = name
+		f, err := os.Open(name)
+		if err != nil {
+			return compareText{}, fmt.Errorf("cannot read %v", trimPathError(name, err))
+		}
+		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			return compareText{}, fmt.Errorf("%s is a directory; compare takes two files", name)
+		}
+		r = f
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, int64(len(byteOrderMark)+index.MaxDocSize+1)))
+	if err != nil {
+		return compareText{}, fmt.Errorf("cannot read %v", trimPathError(label, err))
+	}
+	t := compareText{raw: raw}
+	if bytes.HasPrefix(raw, []byte(byteOrderMark)) {
+		t.from = len(byteOrderMark)
+	}
+	if len(t.text()) > index.MaxDocSize {
+		return compareText{}, fmt.Errorf("%s is larger than %d MiB, the largest document simidx reads", label, index.MaxDocSize>>20)
+	}
+	if bytes.IndexByte(raw, 0) >= 0 {
+		return compareText{}, fmt.Errorf("%s is binary (holds a NUL byte); compare takes texts", label)
+	}
+	return t, nil
+}
+
+// compareRecord is the object of compare --format jsonl.
+type compareRecord struct {
+	Jaccard      float64         `json:"jaccard"`
+	ContainmentA float64         `json:"containment_a"`
+	ContainmentB float64         `json:"containment_b"`
+	Distance     int             `json:"distance"`
+	Similarity   *float64        `json:"similarity,omitempty"`
+	Exact        bool            `json:"exact"`
+	Passages     []passageRecord `json:"passages"`
+
+	// The ratios as fractions, for the table's truncated digits.
+	jaccard, containA, containB, similarity ratio
+}
+
+// passageRecord is a shared passage: bytes [AStart, AEnd) of A and
+// [BStart, BEnd) of B hold the same Words canonical words, Text is A's.
+type passageRecord struct {
+	AStart int    `json:"a_start"`
+	AEnd   int    `json:"a_end"`
+	BStart int    `json:"b_start"`
+	BEnd   int    `json:"b_end"`
+	Words  int    `json:"words"`
+	Text   string `json:"text"`
+}
+
+// ratio is a similarity as a fraction num/den (0 when den is 0), so that
+// it is truncated exactly to any number of decimals.
+type ratio struct{ num, den int }
+
+// trunc returns r times 10^digits, truncated.
+func (r ratio) trunc(digits int) int {
+	if r.den == 0 {
+		return 0
+	}
+	p := 1
+	for range digits {
+		p *= 10
+	}
+	return r.num * p / r.den
+}
+
+// json returns r truncated to 4 decimals.
+func (r ratio) json() float64 { return float64(r.trunc(4)) / 1e4 }
+
+// String returns r truncated to 2 decimals: 0.5952 is 0.59, never 0.60.
+func (r ratio) String() string {
+	t := r.trunc(2)
+	return fmt.Sprintf("%d.%02d", t/100, t%100)
+}
+
+// compareTexts measures a and b with f and finds their longest shared
+// passages, at most passages of them. It returns errInterrupted when ctx
+// is done between two of its steps.
+func compareTexts(ctx context.Context, f *index.Fingerprinter, a, b compareText, passages int) (compareRecord, error) {
+	st := f.Settings()
+	tk, err := shingle.NewTokenizer(&st.Text.Shingle)
+	if err != nil {
+		return compareRecord{}, err
+	}
+	ta, tb := a.text(), b.text()
+	wa, wb := tk.AppendWords(nil, ta), tk.AppendWords(nil, tb)
+	empty := len(wa) == 0 || len(wb) == 0 // matches nothing
+
+	fa, sig, _ := f.Analyze(ta)
+	siga := slices.Clone(sig)
+	fb, sigb, _ := f.Analyze(tb)
+	sa := slices.Clone(f.Shingles(ta))
+	sb := f.Shingles(tb)
+	ha, hb := f.TextHash(ta), f.TextHash(tb)
+	if ctx.Err() != nil {
+		return compareRecord{}, errInterrupted
+	}
+
+	var r compareRecord
+	if !empty {
+		common := shingle.Intersection(sa, sb)
+		r.jaccard = ratio{common, len(sa) + len(sb) - common}
+		r.containA = ratio{common, len(sa)}
+		r.containB = ratio{common, len(sb)}
+		r.Exact = ha == hb
+	}
+	r.Jaccard, r.ContainmentA, r.ContainmentB = r.jaccard.json(), r.containA.json(), r.containB.json()
+	r.Distance = bits.OnesCount64(fa ^ fb)
+	if st.MinHash {
+		if !empty && len(siga) == len(sigb) {
+			same := 0
+			for i, v := range siga {
+				if v == sigb[i] {
+					same++
+				}
+			}
+			r.similarity = ratio{same, len(siga)}
+		}
+		s := r.similarity.json()
+		r.Similarity = &s
+	}
+	r.Passages = []passageRecord{}
+	for _, p := range shingle.Passages(wordHashes(wa), wordHashes(wb), passages) {
+		pa, pb := wa[p.A:p.A+p.Words], wb[p.B:p.B+p.Words]
+		rec := passageRecord{
+			AStart: a.from + pa[0].Start, AEnd: a.from + pa[len(pa)-1].End,
+			BStart: b.from + pb[0].Start, BEnd: b.from + pb[len(pb)-1].End,
+			Words: p.Words,
+		}
+		rec.Text = string(a.raw[rec.AStart:rec.AEnd])
+		r.Passages = append(r.Passages, rec)
+	}
+	if ctx.Err() != nil {
+		return compareRecord{}, errInterrupted
+	}
+	return r, nil
+}
+
+func wordHashes(ws []shingle.Word) []uint64 {
+	hs := make([]uint64, len(ws))
+	for i, w := range ws {
+		hs[i] = w.Hash
+	}
+	return hs
+}
+
+// writeCompareTable writes r as a two-column table of the measures and,
+// after a blank line, a table of the passages.
+func writeCompareTable(w *output, r compareRecord) {
+	sim := "-"
+	if r.Similarity != nil {
+		sim = r.similarity.String()
+	}
+	w.row("jaccard", r.jaccard.String())
+	w.row("containment_a", r.containA.String())
+	w.row("containment_b", r.containB.String())
+	w.row("distance", strconv.Itoa(r.Distance))
+	w.row("similarity", sim)
+	w.row("exact", strconv.FormatBool(r.Exact))
+	if len(r.Passages) == 0 {
+		return
+	}
+	w.row("")
+	w.row("A_START", "A_END", "B_START", "B_END", "WORDS", "TEXT")
+	for _, p := range r.Passages {
+		w.row(strconv.Itoa(p.AStart), strconv.Itoa(p.AEnd), strconv.Itoa(p.BStart), strconv.Itoa(p.BEnd),
+			strconv.Itoa(p.Words), cell(excerpt(p.Text, passageWidth)))
+	}
+}
+
+// passageWidth is the most characters of a passage's text in the table.
+const passageWidth = 60
+
+// excerpt returns s with each run of white space made one space, cut to
+// at most width characters, at a word boundary when there is one in the
+// second half, with "…" when cut. Cost: O(width).
+func excerpt(s string, width int) string {
+	runes := make([]rune, 0, width+1)
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = len(runes) > 0
+			continue
+		}
+		if space {
+			runes = append(runes, ' ')
+			space = false
+		}
+		runes = append(runes, r)
+		if len(runes) > width {
+			break
+		}
+	}
+	if len(runes) <= width {
+		return string(runes)
+	}
+	runes = runes[:width-1]
+	for k := len(runes) - 1; k > len(runes)/2; k-- {
+		if runes[k] == ' ' {
+			runes = runes[:k]
+			break
+		}
+	}
+	return string(runes) + "…"
+}

@@ -1,0 +1,10 @@
+package index
+
+// TextHash returns the hash of the canonical text of text: its units (see
+// shingle.Tokenizer.AppendUnits) combined in order, the key by which an
+// index finds exact copies (Match.Exact, Pair.Exact). Two texts with the
+// same canonical text have the same hash, and two with different ones
+// have different hashes but with a probability of 2^-64. Every text
+// without units has the same hash, and matches nothing in an index. Cost:
+// that of Analyze, O(len(text)).
+func (f *Fingerprinter) TextHash(text []byte) uint64 { return f.a.analyze(text).exact }
