@@ -75,7 +75,7 @@ Example:
 			if err := in.check(); err != nil {
 				return err
 			}
-			if len(args) == 0 {
+			if !in.given(args) {
 				return usagef("give the documents to sample (files, directories, or - for standard input)")
 			}
 			if sample < 2 {

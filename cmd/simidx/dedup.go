@@ -78,7 +78,7 @@ Example:
 			if fs.Changed("limit") && !pairs {
 				return usagef("--limit applies to --pairs only; clusters are always reported whole")
 			}
-			if db == "" && len(args) == 0 {
+			if db == "" && !in.given(args) {
 				return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
 			}
 			s, err := sf.settings()
@@ -90,7 +90,7 @@ Example:
 			var opts *index.QueryOptions
 			var loadErr error // inputs that could not be read: reported after the clusters
 			switch {
-			case len(args) == 0:
+			case !in.given(args):
 				if s != nil {
 					return usagef("settings flags apply to a new index; without INPUT, --db %s is only read", db)
 				}

@@ -54,7 +54,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			if len(args) == 0 {
+			if !in.given(args) {
 				args = []string{"-"}
 			}
 			con := &console{w: e.stderr, cmd: "fingerprint"}

@@ -66,7 +66,7 @@ Example:
 			if db == "" {
 				return usagef("--db PATH is required")
 			}
-			if len(args) == 0 {
+			if !in.given(args) {
 				return usagef("no INPUT given (a file, a directory, or - for standard input)")
 			}
 			if err := in.check(); err != nil {
@@ -126,7 +126,7 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 	if !quiet {
 		con.message("%s", summary(r, stats, res.elapsed))
 	}
-	if n := r.unreadable.Load(); n > 0 {
+	if n := r.unread(); n > 0 {
 		return res, fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))
 	}
 	return res, nil
@@ -144,23 +144,10 @@ func summary(r *reader, s index.LoadStats, elapsed time.Duration) string {
 	if s.Replaced > 0 {
 		fmt.Fprintf(&b, "; %d replaced", s.Replaced)
 	}
-	skipped := r.skipped() + s.Skipped
+	skipped := r.skipped() + r.filtered() + s.Skipped
 	fmt.Fprintf(&b, "; %d skipped", skipped)
 	if skipped > 0 {
-		var parts []string
-		for _, p := range []struct {
-			n    int64
-			what string
-		}{
-			{r.binary.Load(), "binary"},
-			{r.unreadable.Load(), "unreadable"},
-			{r.invalid.Load() + s.Skipped, "invalid"},
-		} {
-			if p.n > 0 {
-				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
-			}
-		}
-		fmt.Fprintf(&b, " (%s)", strings.Join(parts, ", "))
+		fmt.Fprintf(&b, " (%s)", strings.Join(r.skipReasons(s.Skipped), ", "))
 	}
 	return b.String()
 }

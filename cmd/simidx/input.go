@@ -12,10 +12,12 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
@@ -31,11 +33,24 @@ const (
 	inputHashes = "hashes"
 )
 
-// inputFlags select how inputs are read into documents.
+// inputFlags select how inputs are read into documents, and which.
 type inputFlags struct {
 	format    string
 	idField   string
 	textField string
+
+	hidden      bool
+	noIgnoreVCS bool
+	include     []string
+	exclude     []string
+	minSize     byteSize
+	maxSize     byteSize // -1: no limit
+	filesFrom   string
+	null        bool
+	follow      bool
+	maxMember   byteSize
+	maxArchive  byteSize
+	verbose     bool
 }
 
 func (f *inputFlags) add(fs *pflag.FlagSet) {
@@ -43,6 +58,20 @@ func (f *inputFlags) add(fs *pflag.FlagSet) {
 		"input `format`: auto, files (one document per file), jsonl, lines (one document per line) or hashes (ID and hex fingerprint per line)")
 	fs.StringVar(&f.idField, "id-field", "id", "JSON `field` of the document ID with --input jsonl")
 	fs.StringVar(&f.textField, "text-field", "text", "JSON `field` of the document text with --input jsonl")
+	fs.StringArrayVar(&f.include, "include", nil, "in directories and archives, read only files matching `GLOB` (repeatable; ** spans directories; without a slash, matched against the base name)")
+	fs.StringArrayVar(&f.exclude, "exclude", nil, "in directories and archives, skip files and directories matching `GLOB` (repeatable)")
+	fs.BoolVar(&f.hidden, "hidden", false, "read hidden files and directories (names starting with a dot) in directories and archives")
+	fs.BoolVar(&f.noIgnoreVCS, "no-ignore-vcs", false, "read VCS directories too (.git, .svn, .hg, .bzr, _darcs, CVS); .git needs --hidden as well")
+	f.minSize, f.maxSize = 0, -1
+	fs.Var(&f.minSize, "min-size", "skip files smaller than `SIZE` bytes (suffixes k, M, G: powers of 1024)")
+	fs.Var(&f.maxSize, "max-size", "skip files larger than `SIZE` bytes (default: no limit)")
+	fs.StringVar(&f.filesFrom, "files-from", "", "also read the paths listed in `FILE`, one per line (- for standard input)")
+	fs.BoolVar(&f.null, "null", false, "the --files-from list is separated by NUL bytes (find -print0)")
+	fs.BoolVar(&f.follow, "follow", false, "follow symbolic links in directories (loops are reported and skipped)")
+	f.maxMember, f.maxArchive = defaultMaxMember, defaultMaxArchive
+	fs.Var(&f.maxMember, "max-member-size", "skip archive members that decompress to more than `SIZE` bytes")
+	fs.Var(&f.maxArchive, "max-archive-size", "stop reading an archive after `SIZE` decompressed bytes")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "name every file skipped, and why, and every problem (not only the first 20)")
 }
 
 func (f *inputFlags) check() error {
@@ -54,26 +83,81 @@ func (f *inputFlags) check() error {
 	if f.idField == "" || f.textField == "" {
 		return usagef("--id-field and --text-field must not be empty")
 	}
+	if _, err := f.selection(); err != nil {
+		return err
+	}
+	if f.maxSize >= 0 && f.maxSize < f.minSize {
+		return usagef("--max-size %s is less than --min-size %s", f.maxSize.String(), f.minSize.String())
+	}
+	if f.maxMember < 1 || f.maxArchive < 1 {
+		return usagef("--max-member-size and --max-archive-size must be at least 1 byte")
+	}
+	if f.null && f.filesFrom == "" {
+		return usagef("--null applies to --files-from only")
+	}
 	return nil
 }
 
-// source is one input: a file, or standard input when path is "".
+// given reports whether there is anything to read besides standard input:
+// INPUT arguments or a --files-from list.
+func (f *inputFlags) given(args []string) bool {
+	return len(args) > 0 || f.filesFrom != ""
+}
+
+// selection compiles the selection flags.
+func (f *inputFlags) selection() (*selection, error) {
+	s := &selection{hidden: f.hidden, vcs: f.noIgnoreVCS}
+	for _, g := range f.include {
+		p, err := compilePattern("--include", g)
+		if err != nil {
+			return nil, err
+		}
+		s.include = append(s.include, p)
+	}
+	for _, g := range f.exclude {
+		p, err := compilePattern("--exclude", g)
+		if err != nil {
+			return nil, err
+		}
+		s.exclude = append(s.exclude, p)
+	}
+	return s, nil
+}
+
+// source is one input: a file, standard input when path is "", or a
+// member of an archive.
 type source struct {
-	path   string
+	path   string // file to open; "" for standard input and members
 	id     string // document ID of the file, or the prefix of its line IDs
+	name   string // for messages: the path, "standard input", ARCHIVE/MEMBER
+	rel    string // path relative to the INPUT directory, for --include and --exclude
 	size   int64  // -1 if unknown
 	format string // inputAuto is resolved when the source is read
+	// named says the file was named on the command line: read even if
+	// it is a FIFO or a device.
+	named bool
+	// included says the file matched an --include pattern (or there is
+	// none): the members of an archive are then all included.
+	included bool
+	member   bool   // a member of an archive
+	depth    int    // archives above it: 0 for a file
+	budget   *int64 // bytes its archive may still decompress (--max-archive-size)
 }
 
 // reader turns inputs into documents and counts what it reads and skips.
 // Its counters may be read while it runs.
 type reader struct {
 	flags  inputFlags
+	sel    *selection
 	stdin  io.Reader
 	warn   *console
 	inputs []source
 	total  int64 // total input size, -1 if unknown
 	multi  bool  // more than one input: line IDs are prefixed with the input's name
+	dec    decoders
+	bufs   buffers
+	// scratch is the buffer documents of unknown size are read into.
+	scratch []byte
 	// unique keeps every document apart: a document whose ID was read
 	// before in this run gets the ID with "#2", "#3", ... appended, and
 	// is reported (dedup). Without it a repeated ID replaces (index).
@@ -85,30 +169,61 @@ type reader struct {
 	store bool
 
 	docs       atomic.Int64 // documents read
-	bytes      atomic.Int64 // input bytes read
+	bytes      atomic.Int64 // input bytes read (decompressed)
 	binary     atomic.Int64 // files skipped because they hold NUL bytes
 	unreadable atomic.Int64 // files or directories that could not be read
+	corrupt    atomic.Int64 // compressed files and archives with corrupt data
+	tooLarge   atomic.Int64 // archive members and archives over --max-member-size or --max-archive-size
+	nested     atomic.Int64 // archives nested too deep
 	invalid    atomic.Int64 // lines or files skipped as invalid (bad JSON, too large, ...)
 	renamed    atomic.Int64 // documents whose repeated ID was made unique (unique)
+	loops      atomic.Int64 // symbolic link loops (--follow)
+
+	// Left out by the selection rules, not problems.
+	hidden   atomic.Int64 // hidden files and directories
+	vcs      atomic.Int64 // VCS directories
+	excluded atomic.Int64 // by --include, --exclude, --min-size, --max-size
+	symlinks atomic.Int64 // symbolic links in directories without --follow, links in archives
+	special  atomic.Int64 // FIFOs, sockets and devices in directories
 }
 
 // newReader lists the inputs: files as given, directories walked
-// recursively (in lexical order), "-" for standard input. The ID of a file
-// in a directory is its path relative to the directory when there is one
-// INPUT, and the INPUT as given, a slash and that relative path when there
-// are several (a/LICENSE and b/LICENSE, as md5sum prints them), so that
-// files of the same name in different inputs stay different documents.
-// Inputs that cannot be listed are reported and counted.
+// recursively (in lexical order), "-" for standard input, then the paths
+// of the --files-from list. The ID of a file in a directory is its path
+// relative to the directory when there is one INPUT, and the INPUT as
+// given, a slash and that relative path when there are several (a/LICENSE
+// and b/LICENSE, as md5sum prints them), so that files of the same name in
+// different inputs stay different documents. Inputs that cannot be listed
+// are reported and counted; so, with -v, are the files left out.
 func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) (*reader, error) {
-	r := &reader{flags: flags, stdin: stdin, warn: warn}
+	sel, err := flags.selection()
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{flags: flags, sel: sel, stdin: stdin, warn: warn}
+	if flags.verbose {
+		warn.all = true
+	}
+	names := args
+	if flags.filesFrom != "" {
+		if flags.filesFrom == "-" && slices.Contains(args, "-") {
+			return nil, usagef("standard input (-) given both as INPUT and as the --files-from list")
+		}
+		list, err := readFilesFrom(flags.filesFrom, flags.null, stdin)
+		if err != nil {
+			return nil, err
+		}
+		names = append(slices.Clip(args), list...)
+	}
 	stdinSeen := false
-	for _, arg := range args {
-		if arg == "-" {
+	for i, arg := range names {
+		listed := i >= len(args) // from --files-from
+		if arg == "-" && !listed {
 			if stdinSeen {
 				return nil, usagef("standard input (-) given more than once")
 			}
 			stdinSeen = true
-			r.inputs = append(r.inputs, source{id: "-", size: -1, format: flags.format})
+			r.inputs = append(r.inputs, source{id: "-", name: "standard input", size: -1, format: flags.format, named: true, included: true})
 			continue
 		}
 		fi, err := os.Stat(arg)
@@ -117,50 +232,35 @@ func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) 
 			r.unreadable.Add(1)
 			continue
 		}
-		if !fi.IsDir() {
-			size := int64(-1)
-			if fi.Mode().IsRegular() {
-				size = fi.Size()
+		if fi.IsDir() {
+			prefix := ""
+			if len(names) > 1 {
+				prefix = dirPrefix(arg)
 			}
-			r.inputs = append(r.inputs, source{path: arg, id: arg, size: size, format: fileFormat(flags.format, arg)})
+			r.walk(arg, prefix)
 			continue
 		}
-		err = filepath.WalkDir(arg, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				r.warn.printf("cannot read %v", trimPathError(path, err))
-				r.unreadable.Add(1)
-				return nil
+		size := int64(-1)
+		switch {
+		case fi.Mode().IsRegular():
+			size = fi.Size()
+			if !r.sizeSelected(arg, size) {
+				continue
 			}
-			if d.IsDir() {
-				return nil
-			}
-			fi, err := os.Stat(path) // follows symbolic links
-			if err != nil {
-				r.warn.printf("cannot read %v", trimPathError(path, err))
-				r.unreadable.Add(1)
-				return nil
-			}
-			if !fi.Mode().IsRegular() {
-				return nil
-			}
-			id, err := filepath.Rel(arg, path)
-			if err != nil {
-				id = path
-			}
-			id = filepath.ToSlash(id)
-			if len(args) > 1 {
-				id = dirPrefix(arg) + id
-			}
-			r.inputs = append(r.inputs, source{path: path, id: id, size: fi.Size(), format: fileFormat(flags.format, path)})
-			return nil
-		})
-		if err != nil {
-			return nil, err
+		case listed:
+			// A FIFO or device in a list is not waited on; only one
+			// named on the command line (<(cmd)) is read.
+			r.skip(&r.special, arg, specialName(fi.Mode().Type()))
+			continue
 		}
+		r.inputs = append(r.inputs, source{path: arg, id: arg, name: arg, size: size,
+			format: fileFormat(flags.format, arg), named: !listed, included: true})
 	}
 	r.multi = len(r.inputs) > 1
 	for _, in := range r.inputs {
-		if in.size < 0 {
+		if _, compressed := trimCompression(in.path); in.size < 0 || compressed || archiveName(in.path) {
+			// The text of a compressed file or an archive is not
+			// known before it is read.
 			r.total = -1
 			break
 		}
@@ -175,11 +275,13 @@ func dirPrefix(dir string) string {
 	return strings.TrimRight(filepath.ToSlash(dir), "/") + "/"
 }
 
-// fileFormat resolves the auto format of a file by its name.
+// fileFormat resolves the auto format of a file by its name, without
+// its compression suffix (x.jsonl.gz is JSON lines).
 func fileFormat(format, path string) string {
 	if format != inputAuto {
 		return format
 	}
+	path, _ = trimCompression(path)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".ndjson":
 		return inputJSONL
@@ -207,9 +309,61 @@ func (r *reader) hasFormat(format string) bool {
 	return false
 }
 
-// skipped returns the number of inputs skipped so far.
+// skipped returns the number of inputs skipped so far for a problem:
+// binary, unreadable, corrupt, too large, nested too deep or invalid
+// (reported each). Files left out by the selection rules are not counted.
 func (r *reader) skipped() int64 {
-	return r.binary.Load() + r.unreadable.Load() + r.invalid.Load()
+	return r.binary.Load() + r.unreadable.Load() + r.corrupt.Load() + r.tooLarge.Load() + r.nested.Load() + r.invalid.Load()
+}
+
+// unread returns the number of inputs that could not be read: unreadable
+// or corrupt.
+func (r *reader) unread() int64 {
+	return r.unreadable.Load() + r.corrupt.Load()
+}
+
+// filtered returns the number of files and directories left out by the
+// selection rules, and symbolic link loops.
+func (r *reader) filtered() int64 {
+	return r.hidden.Load() + r.vcs.Load() + r.excluded.Load() + r.symlinks.Load() + r.special.Load() + r.loops.Load()
+}
+
+// skipReasons lists the non-zero counts of what was skipped, and why: the
+// problems, then what the selection rules left out. moreInvalid is added
+// to the invalid documents (those the index refused).
+func (r *reader) skipReasons(moreInvalid int64) []string {
+	var parts []string
+	for _, p := range []struct {
+		n    int64
+		what string
+	}{
+		{r.binary.Load(), "binary"},
+		{r.unreadable.Load(), "unreadable"},
+		{r.corrupt.Load(), "corrupt"},
+		{r.tooLarge.Load(), "too large"},
+		{r.nested.Load(), "nested too deep"},
+		{r.invalid.Load() + moreInvalid, "invalid"},
+		{r.hidden.Load(), "hidden"},
+		{r.vcs.Load(), "VCS"},
+		{r.excluded.Load(), "excluded"},
+		{r.symlinks.Load(), plural(r.symlinks.Load(), "symlink", "symlinks")},
+		{r.loops.Load(), plural(r.loops.Load(), "symlink loop", "symlink loops")},
+		{r.special.Load(), "special"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	return parts
+}
+
+// skip counts a file or directory left out by a selection rule in n and,
+// with --verbose, names it with the reason.
+func (r *reader) skip(n *atomic.Int64, name, reason string) {
+	n.Add(1)
+	if r.flags.verbose {
+		r.warn.printf("%s: %s, skipped", name, reason)
+	}
 }
 
 // all returns the documents of every input. They are read on a goroutine of
@@ -222,6 +376,7 @@ func (r *reader) all(ctx context.Context) iter.Seq2[index.Doc, error] {
 		ch := make(chan index.Doc, 256)
 		go func() {
 			defer close(ch)
+			defer r.dec.close()
 			send := func(d index.Doc) bool {
 				select {
 				case ch <- d:
@@ -259,20 +414,90 @@ func (r *reader) all(ctx context.Context) iter.Seq2[index.Doc, error] {
 // read sends the documents of one input; it returns false when send does.
 func (r *reader) read(in source, send func(index.Doc) bool) bool {
 	var rd io.Reader
-	name := in.path
+	var ra io.ReaderAt
+	size := int64(-1)
 	if in.path == "" {
-		rd, name = r.stdin, "standard input"
+		rd = fileReader{r.stdin}
 	} else {
-		f, err := os.Open(in.path)
+		flag := os.O_RDONLY
+		if !in.named {
+			// A file found in a directory that became a FIFO since is
+			// not waited on.
+			flag |= syscall.O_NONBLOCK
+		}
+		f, err := os.OpenFile(in.path, flag, 0)
 		if err != nil {
 			r.warn.printf("cannot read %v", trimPathError(in.path, err))
 			r.unreadable.Add(1)
 			return true
 		}
 		defer f.Close()
-		rd = f
+		fi, err := f.Stat()
+		if err != nil {
+			r.warn.printf("cannot read %v", trimPathError(in.path, err))
+			r.unreadable.Add(1)
+			return true
+		}
+		if fi.Mode().IsRegular() {
+			ra, size = fileReaderAt{f}, fi.Size()
+		} else if !in.named {
+			r.skip(&r.special, in.name, specialName(fi.Mode().Type()))
+			return true
+		}
+		rd = fileReader{f}
 	}
-	br := bufio.NewReaderSize(rd, 64<<10)
+	before := r.docs.Load()
+	ok, err := r.readStream(in, rd, ra, size, "", send)
+	if err != nil {
+		r.report(in.name, err, r.docs.Load() > before)
+	}
+	return ok
+}
+
+// readStream sends the documents of the input or member in, whose content
+// is rd (and ra, of size bytes, for a regular file): a document, a
+// compressed document, or an archive, told apart by their first bytes.
+// what names the compression of rd's data ("" if none), for errors. It
+// returns the error that stopped it, not reported; an archive reports its
+// own errors and returns only those of an archive above it.
+func (r *reader) readStream(in source, rd io.Reader, ra io.ReaderAt, size int64, what string, send func(index.Doc) bool) (bool, error) {
+	br := r.bufs.get(rd)
+	defer r.bufs.put(br)
+	base, _ := trimCompression(in.name)
+	k := sniff(br, base)
+	if k.compressed() {
+		z, release, err := r.dec.open(k, br)
+		if err != nil {
+			return true, asDataError(k.String(), err)
+		}
+		defer release()
+		br = r.bufs.get(z)
+		defer r.bufs.put(br)
+		what = k.String()
+		in.size = -1
+		if k2 := sniff(br, base); k2.archive() {
+			return r.readArchive(in, k2, k2.String()+"."+k.suffix(), br, nil, -1, send)
+		}
+	} else if k.archive() {
+		return r.readArchive(in, k, k.String(), br, ra, size, send)
+	}
+	if in.member {
+		// The member limit counts the bytes of the document, once
+		// decompressed.
+		left := int64(r.flags.maxMember)
+		br = r.bufs.get(&limitReader{r: br, left: &left, err: r.memberLimit()})
+		defer r.bufs.put(br)
+	}
+	ok, err := r.readDoc(in, br, send)
+	if what != "" {
+		err = asDataError(what, err)
+	}
+	return ok, err
+}
+
+// readDoc sends the documents of one document stream, in the input's
+// format.
+func (r *reader) readDoc(in source, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
 	// A UTF-8 byte order mark is not part of the input: it would hide
 	// the '{' of JSON lines and make the first line invalid JSON.
 	if b, err := br.Peek(len(byteOrderMark)); err == nil && string(b) == byteOrderMark {
@@ -294,19 +519,59 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 			r.bytes.Add(1)
 		}
 	}
-	var err error
-	ok := true
-	switch format {
-	case inputFiles:
-		ok, err = r.readFile(in, name, br, send)
-	default:
-		ok, err = r.readLines(in, name, format, br, send)
+	if format == inputFiles {
+		return r.readFile(in, in.name, br, send)
 	}
-	if err != nil {
-		r.warn.printf("cannot read %v", trimPathError(name, err))
-		r.unreadable.Add(1)
+	return r.readLines(in, in.name, format, br, send)
+}
+
+// buffers keeps the buffered readers of a reader for reuse, one per
+// level of nesting in use.
+type buffers []*bufio.Reader
+
+func (b *buffers) get(rd io.Reader) *bufio.Reader {
+	if n := len(*b); n > 0 {
+		br := (*b)[n-1]
+		*b = (*b)[:n-1]
+		br.Reset(rd)
+		return br
 	}
-	return ok
+	return bufio.NewReaderSize(rd, 64<<10)
+}
+
+func (b *buffers) put(br *bufio.Reader) {
+	br.Reset(nil)
+	*b = append(*b, br)
+}
+
+// readAll reads rd to its end into a slice of the right size, size being
+// the expected size (-1 if unknown): a file is read into one allocation. A
+// size larger than 4 MiB is taken as 4 MiB: it may be an archive's word. A
+// stream of unknown size is read into r's scratch buffer, and copied.
+func (r *reader) readAll(rd io.Reader, size int64) ([]byte, error) {
+	var b []byte
+	if size < 0 {
+		b = r.scratch[:0]
+	} else {
+		b = make([]byte, 0, min(size, 4<<20)+1)
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := rd.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			if size < 0 {
+				r.scratch = b[:0]
+				b = bytes.Clone(b)
+			}
+			return b, err
+		}
+	}
 }
 
 // byteOrderMark is the UTF-8 encoding of U+FEFF, the byte order mark, which
@@ -318,14 +583,17 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 // readFile sends the whole input as one document; name is its path, or
 // "standard input", for warnings.
 func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
-	text, err := io.ReadAll(io.LimitReader(br, index.MaxDocSize+1))
+	text, err := r.readAll(io.LimitReader(br, index.MaxDocSize+1), in.size)
 	r.bytes.Add(int64(len(text)))
 	if err != nil {
 		return true, err
 	}
 	if len(text) > index.MaxDocSize {
-		n, _ := io.Copy(io.Discard, br)
-		r.bytes.Add(n)
+		// The rest is not read: a file's size counts as read, and a
+		// stream (a pipe, a device, a compressed file) is left.
+		if in.size > int64(len(text)) {
+			r.bytes.Add(in.size - int64(len(text)))
+		}
 		r.warn.printf("%s: larger than %d MiB, skipped", name, index.MaxDocSize>>20)
 		r.invalid.Add(1)
 		return true, nil
@@ -346,13 +614,29 @@ func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(in
 	return send(d), nil
 }
 
+// maxJSONLine is the longest line of JSON lines read: the text field of
+// a document of at most index.MaxDocSize bytes, escaped, and other fields.
+// A longer line is skipped without being held in memory.
+const maxJSONLine = 8 * index.MaxDocSize
+
 // readLines sends one document per line in the lines, jsonl or hashes
 // format.
 func (r *reader) readLines(in source, name, format string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
+	limit := index.MaxDocSize + len("\r\n")
+	if format == inputJSONL {
+		limit = maxJSONLine
+	}
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
-		r.bytes.Add(int64(len(line)))
-		if len(line) > 0 {
+		line, long, read, err := readLine(br, limit)
+		r.bytes.Add(read)
+		if long {
+			if format == inputJSONL {
+				r.warn.printf("%s:%d: line larger than %d MiB, skipped", name, n, maxJSONLine>>20)
+			} else {
+				r.warn.printf("%s:%d: larger than %d MiB, skipped", name, n, index.MaxDocSize>>20)
+			}
+			r.invalid.Add(1)
+		} else if len(line) > 0 {
 			line = bytes.TrimRight(line, "\r\n")
 			d, ok := r.parseLine(in, name, format, n, line)
 			if p := r.idProblem(d.ID); ok && p != "" {
@@ -373,6 +657,29 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 		}
 		if err != nil {
 			return true, err
+		}
+	}
+}
+
+// readLine reads a line of br, with its newline, if it is at most limit
+// bytes long; a longer line is read to its end and dropped (long). read is
+// the number of bytes read.
+func readLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, err error) {
+	for {
+		chunk, e := br.ReadSlice('\n')
+		read += int64(len(chunk))
+		if !long {
+			if len(line)+len(chunk) > limit {
+				long, line = true, nil
+			} else if line == nil && e != bufio.ErrBufferFull {
+				// The usual case: the line fits in the buffer.
+				line = bytes.Clone(chunk)
+			} else {
+				line = append(line, chunk...)
+			}
+		}
+		if e != bufio.ErrBufferFull {
+			return line, long, read, e
 		}
 	}
 }
@@ -439,7 +746,7 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 			return tooLarge()
 		}
 		id := strconv.Itoa(n)
-		if r.multi {
+		if r.multi || in.member {
 			id = in.id + ":" + id
 		}
 		return index.Doc{ID: id, Text: bytes.Clone(line)}, true
@@ -615,8 +922,9 @@ type console struct {
 	mu    sync.Mutex
 	w     io.Writer
 	cmd   string
-	n     int // warnings so far
-	shown int // length of the progress line on screen, 0 if none
+	n     int  // warnings so far
+	all   bool // print every warning (--verbose)
+	shown int  // length of the progress line on screen, 0 if none
 }
 
 func (c *console) clearLocked() {
@@ -632,7 +940,7 @@ func (c *console) printf(format string, args ...any) {
 	defer c.mu.Unlock()
 	c.n++
 	switch {
-	case c.n <= maxWarnings:
+	case c.n <= maxWarnings || c.all:
 		c.clearLocked()
 		fmt.Fprintf(c.w, "simidx %s: %s\n", c.cmd, fmt.Sprintf(format, args...))
 	case c.n == maxWarnings+1:

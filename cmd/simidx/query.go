@@ -73,7 +73,7 @@ Example:
 				}
 				fpv = append(fpv, fp)
 			}
-			if len(args) == 0 && len(ids) == 0 && len(fps) == 0 {
+			if !in.given(args) && len(ids) == 0 && len(fps) == 0 {
 				args = []string{"-"}
 			}
 			x, err := openExisting(db, true)
@@ -90,7 +90,7 @@ Example:
 			}
 			con := &console{w: e.stderr, cmd: "query"}
 			var r *reader
-			if len(args) > 0 {
+			if in.given(args) {
 				if r, err = newReader(args, in, e.stdin, con); err != nil {
 					return err
 				}
