@@ -244,6 +244,7 @@ func (r *reader) readZip(in source, what string, ra io.ReaderAt, size int64, sen
 		r.report(in.name, asDataError(what, err), false)
 		return true, nil
 	}
+	zr.RegisterDecompressor(zip.Deflate, r.dec.deflate)
 	zr.RegisterDecompressor(12, func(r io.Reader) io.ReadCloser { return io.NopCloser(bzip2.NewReader(r)) })
 	zr.RegisterDecompressor(zstd.ZipMethodWinZip, zstd.ZipDecompressor(zstd.WithDecoderMaxWindow(maxZstdWindow)))
 	before := r.docs.Load()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
@@ -141,8 +142,39 @@ const maxZstdWindow = 128 << 20
 // allocates its tables, which costs more than a small file. A reader uses
 // one at a time per level of nesting, on one goroutine.
 type decoders struct {
-	gzip []*gzip.Reader
-	zstd []*zstd.Decoder
+	gzip  []*gzip.Reader
+	zstd  []*zstd.Decoder
+	flate []io.ReadCloser
+}
+
+// deflate returns a deflate decompressor of src for zip members, which
+// gives itself back when closed.
+func (ds *decoders) deflate(src io.Reader) io.ReadCloser {
+	if n := len(ds.flate); n > 0 {
+		f := ds.flate[n-1]
+		ds.flate = ds.flate[:n-1]
+		if f.(flate.Resetter).Reset(src, nil) == nil {
+			return &pooledFlate{f, ds}
+		}
+	}
+	return &pooledFlate{flate.NewReader(src), ds}
+}
+
+// pooledFlate is a flate decompressor that goes back to its decoders when
+// closed.
+type pooledFlate struct {
+	io.ReadCloser
+	ds *decoders
+}
+
+func (p *pooledFlate) Close() error {
+	if p.ReadCloser == nil {
+		return nil
+	}
+	err := p.ReadCloser.Close()
+	p.ds.flate = append(p.ds.flate, p.ReadCloser)
+	p.ReadCloser = nil
+	return err
 }
 
 // open returns the decompressed stream of src, of kind k, and a function
@@ -200,7 +232,7 @@ func (ds *decoders) close() {
 	for _, z := range ds.zstd {
 		z.Close()
 	}
-	ds.zstd, ds.gzip = nil, nil
+	ds.zstd, ds.gzip, ds.flate = nil, nil, nil
 }
 
 // fileError is an error of the file system under a stream (a read that
