@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,48 +14,71 @@ import (
 
 var dedupCommand = &command{
 	name:  "dedup",
-	args:  "[--db PATH] [-k N] [--min-similarity S] [--pairs] [INPUT...]",
-	short: "report every near-duplicate cluster (or pair)",
-	long: `Dedup reports the groups of near duplicates of a corpus: every cluster of two
+	args:  "[--db PATH] [-k N] [--min-similarity S] [--verify] [--keep POLICY] [--emit WHAT] [INPUT...]",
+	short: "report every near-duplicate cluster, or what to keep and drop",
+	long: `Dedup finds the groups of near duplicates of a corpus: every cluster of two
 or more documents, a cluster being the documents connected by pairs of near
-duplicates; with --pairs, every such pair instead. On an index with the
-MinHash layer (the default), a pair is two documents whose estimated Jaccard
-similarity is at least --min-similarity (0.6) that are within the index's k
-bits or share a MinHash band; with -k alone or --min-similarity 0, two
-documents within -k bits, whatever their similarity; without the MinHash
-layer, two documents within -k bits. A document added as a fingerprint has
-no MinHash signature: its pairs are by distance alone, without a similarity
-("-").
+duplicates. On an index with the MinHash layer (the default), a pair is two
+documents whose estimated Jaccard similarity is at least --min-similarity
+(0.6) that are within the index's k bits or share a MinHash band; with -k
+alone or --min-similarity 0, two documents within -k bits, whatever their
+similarity; without the MinHash layer, two documents within -k bits. With
+--verify each candidate pair is checked against the exact Jaccard similarity
+of the two shingle sets, which is then the similarity reported and the one
+--min-similarity applies to. Documents with the same canonical text are
+exact copies. A text with no words (empty, or only punctuation or markup)
+matches nothing. A document added as a fingerprint has no similarity ("-").
 
 Given INPUT (files, directories or -, read as simidx index reads them) and no
 --db, it indexes them into a temporary index, which it removes afterwards;
-the settings flags then set up that index (an explicit --min-similarity turns
-on --minhash for the methods without it by default). Given --db, it reports
-on that index, after adding the INPUT to it if any is given.
+the settings flags then set up that index (--verify makes it keep the
+shingle sets; an explicit --min-similarity turns on --minhash for the dom
+and mfonda methods). Every document read is a document: with several
+INPUTs, files are named by their path from the INPUT as given (a/LICENSE,
+b/LICENSE), and a document whose ID was read before in the run gets the ID
+with #2, #3, ... appended, and a warning. Given --db, it reports on that
+index, after adding the INPUT to it if any is given.
 
-Clusters are listed in the order of their smallest ID, each with its IDs
-sorted, one row per ID; pairs sorted by their IDs, the smaller first.
+--keep says which member of each cluster is kept: first (in input order,
+the default), last, longest or shortest (by the size of the text read in
+this run), or id (the smallest ID). --emit says what is written:
+
+  clusters  each cluster, its kept member first, each other member with its
+            distance, similarity and exactness to the kept one (default)
+  pairs     every pair of near duplicates, sorted by IDs (--pairs)
+  keep      the ID of every document to keep: the kept member of each
+            cluster and every document in no cluster, in input order
+  drop      the ID of every other document, in input order
+  records   the input lines (JSONL or --input lines) of the documents to
+            keep, byte for byte, in input order: a corpus filter
+
+keep and drop together list every document once.
 
 Example:
 
 	simidx dedup testdata/licenses
-	simidx dedup --pairs --format jsonl testdata/licenses
-	simidx dedup --db licenses.db -k 1`,
+	simidx dedup --pairs --verify --format jsonl testdata/licenses
+	simidx dedup --emit records --keep longest corpus.jsonl > clean.jsonl
+	simidx dedup --db licenses.db --emit drop`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
-			db    string
-			q     queryFlags
-			pairs bool
-			limit int
-			in    inputFlags
-			sf    settingsFlags
-			out   outputFlags
-			quiet bool
+			db     string
+			q      queryFlags
+			pairs  bool
+			emit   string
+			policy string
+			limit  int
+			in     inputFlags
+			sf     settingsFlags
+			out    outputFlags
+			quiet  bool
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
 		q.add(fs, false)
-		fs.BoolVar(&pairs, "pairs", false, "report pairs instead of clusters")
-		fs.IntVar(&limit, "limit", 0, "with --pairs, report only the first `N` pairs of the sorted list (default: all)")
+		fs.StringVar(&emit, "emit", emitClusters, "what to write: clusters, pairs, keep, drop or records (see above)")
+		fs.BoolVar(&pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
+		fs.StringVar(&policy, "keep", keepFirst, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
+		fs.IntVar(&limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		out.add(fs)
 		in.add(fs)
 		sf.addIndexFlags(fs, false)
@@ -72,14 +94,35 @@ Example:
 			if err := q.check(); err != nil {
 				return err
 			}
+			if err := checkEmit(emit); err != nil {
+				return err
+			}
+			if err := checkKeep(policy); err != nil {
+				return err
+			}
+			if pairs {
+				if fs.Changed("emit") && emit != emitPairs {
+					return usagef("--pairs is --emit pairs; it cannot be used with --emit %s", emit)
+				}
+				emit = emitPairs
+			}
 			if limit < 0 {
 				return usagef("--limit must not be negative")
 			}
-			if fs.Changed("limit") && !pairs {
-				return usagef("--limit applies to --pairs only; clusters are always reported whole")
+			if fs.Changed("limit") && emit != emitPairs {
+				return usagef("--limit applies to --emit pairs only; clusters are always reported whole")
 			}
-			if db == "" && !in.given(args) {
+			if fs.Changed("keep") && emit == emitPairs {
+				return usagef("--keep chooses the member a cluster keeps; --emit pairs keeps nothing")
+			}
+			if db == "" && len(args) == 0 {
 				return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
+			}
+			if len(args) == 0 && (policy == keepLongest || policy == keepShortest) {
+				return usagef("--keep %s compares the sizes of the texts read, and an index does not keep its texts: give the INPUT", policy)
+			}
+			if len(args) == 0 && emit == emitRecords {
+				return usagef("--emit records writes input lines, and an index does not keep them: give the INPUT")
 			}
 			s, err := sf.settings()
 			if err != nil {
@@ -89,8 +132,9 @@ Example:
 			var x *index.Index
 			var opts *index.QueryOptions
 			var loadErr error // inputs that could not be read: reported after the clusters
+			var rd *runDocs   // what was read, for --keep and --emit records
 			switch {
-			case !in.given(args):
+			case len(args) == 0:
 				if s != nil {
 					return usagef("settings flags apply to a new index; without INPUT, --db %s is only read", db)
 				}
@@ -109,29 +153,31 @@ Example:
 					if s != nil {
 						return usagef("settings flags apply to a new index, and %s exists", db)
 					}
-				} else if q.fs.Changed("max-distance") {
-					// A new index is built for the distance asked for.
+				} else {
 					if s == nil {
 						s = &index.Settings{}
 					}
-					s.MaxDistance = q.maxDistance
-					if s.MaxDistance == 0 {
-						s.MaxDistance = index.ZeroDistance
+					if q.fs.Changed("max-distance") {
+						// A new index is built for the distance asked for.
+						s.MaxDistance = q.maxDistance
+						if s.MaxDistance == 0 {
+							s.MaxDistance = index.ZeroDistance
+						}
+					}
+					if q.verify {
+						s.StoreShingles = true
+					}
+					if q.threshold() && (s.Text.Method == index.MethodDOM || s.Text.Method == index.MethodMfonda) && !s.NoMinHash {
+						s.MinHash = true // a similarity to apply the threshold to
 					}
 				}
+				tmp, err := os.MkdirTemp("", "simidx-dedup-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(tmp)
 				if path == "" {
-					dir, err := os.MkdirTemp("", "simidx-dedup-")
-					if err != nil {
-						return err
-					}
-					defer os.RemoveAll(dir)
-					path = filepath.Join(dir, "index.db")
-					if q.threshold() {
-						if s == nil {
-							s = &index.Settings{}
-						}
-						s.MinHash = true
-					}
+					path = filepath.Join(tmp, "index.db")
 				}
 				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
 					return err
@@ -145,8 +191,8 @@ Example:
 				if err == nil {
 					r, err = newReader(args, in, e.stdin, con)
 				}
-				if r != nil {
-					r.unique = true // every document counts
+				if err == nil {
+					rd, err = newRunDocs(tmp, policy == keepLongest || policy == keepShortest, emit == emitRecords)
 				}
 				if err != nil {
 					x.Close()
@@ -155,6 +201,9 @@ Example:
 					}
 					return err
 				}
+				defer rd.Close()
+				r.unique = true // every document counts
+				r.onDoc = rd.add
 				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
 				if loadErr == errInterrupted {
 					x.Close()
@@ -172,10 +221,22 @@ Example:
 			if err != nil {
 				return err
 			}
-			if pairs {
+			var sizes map[string]int64
+			if rd != nil {
+				sizes = rd.sizes
+			}
+			switch emit {
+			case emitPairs:
 				err = reportPairs(ctx, x, opts, limit, w)
-			} else {
-				err = reportClusters(ctx, x, opts, w)
+			case emitClusters:
+				err = reportClusters(ctx, x, opts, policy, sizes, w)
+			case emitKeep, emitDrop:
+				err = reportKeep(ctx, x, opts, policy, sizes, emit == emitKeep, w)
+			case emitRecords:
+				var drop map[string]bool
+				if drop, err = dropSet(ctx, x, opts, policy, sizes); err == nil {
+					err = rd.writeRecords(w.buf, drop)
+				}
 			}
 			if cerr := w.Close(); err == nil {
 				err = cerr
@@ -197,13 +258,23 @@ type pairRecord struct {
 	B          string   `json:"b"`
 	Distance   int      `json:"distance"`
 	Similarity *float64 `json:"similarity,omitempty"`
+	Exact      *bool    `json:"exact,omitempty"`
 }
 
 // clusterRecord is a cluster of --format jsonl.
 type clusterRecord struct {
-	Cluster        int      `json:"cluster"`
-	Representative string   `json:"representative"`
-	IDs            []string `json:"ids"`
+	Cluster        int            `json:"cluster"`
+	Representative string         `json:"representative"`
+	IDs            []string       `json:"ids"`
+	Keep           string         `json:"keep"`
+	Members        []memberRecord `json:"members"`
+}
+
+// hasSimilarity reports whether x reports similarities with opts: with
+// MinHash, a set method, or verified.
+func hasSimilarity(x *index.Index, opts *index.QueryOptions) bool {
+	s := x.Settings()
+	return s.MinHash || s.Text.Method.IsSet() || (opts != nil && opts.Verify)
 }
 
 // reportPairs writes the pairs of x, sorted by their IDs; with a limit
@@ -230,49 +301,116 @@ func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 	if limit > 0 && len(ps) > limit {
 		ps = ps[:limit]
 	}
-	minHash := x.Settings().MinHash || x.Settings().Text.Method.IsSet() // both report a similarity
-	if minHash {
-		w.header("A", "B", "DISTANCE", "SIMILARITY")
+	sim := hasSimilarity(x, opts)
+	if sim {
+		w.header("A", "B", "DISTANCE", "SIMILARITY", "EXACT")
 	} else {
-		w.header("A", "B", "DISTANCE")
+		w.header("A", "B", "DISTANCE", "EXACT")
 	}
 	for _, p := range ps {
 		// A document added as a fingerprint has no similarity.
-		hasSim := minHash && !fingerprintOnly(x, p.A, p.Similarity) && !fingerprintOnly(x, p.B, p.Similarity)
+		hasSim := sim && !fingerprintOnly(x, p.A, p.Similarity) && !fingerprintOnly(x, p.B, p.Similarity)
+		var exact *bool // known when both have text
+		if p.Exact || (!noText(x, p.A) && !noText(x, p.B)) {
+			exact = &p.Exact
+		}
 		switch {
 		case w.jsonl:
-			rec := pairRecord{A: p.A, B: p.B, Distance: p.Distance}
+			rec := pairRecord{A: p.A, B: p.B, Distance: p.Distance, Exact: exact}
 			if hasSim {
 				rec.Similarity = similarity(p.Similarity)
 			}
 			w.json(rec)
-		case minHash:
+		case sim:
 			s := "-"
 			if hasSim {
-				s = fmt.Sprintf("%.2f", p.Similarity)
+				s = showSimilarity(p.Similarity)
 			}
-			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance), s)
+			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance), s, exactCell(exact))
 		default:
-			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance))
+			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance), exactCell(exact))
 		}
 	}
 	return nil
 }
 
-// reportClusters writes the clusters of x, one row per ID in a table.
-func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOptions, w *output) error {
-	w.header("CLUSTER", "SIZE", "ID")
+// reportClusters writes the clusters of x: for each, the member policy
+// keeps, then the others by ID, each with its distance, similarity and
+// exactness to the kept one.
+func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, w *output) error {
+	sim := hasSimilarity(x, opts)
+	if sim {
+		w.header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "SIMILARITY", "EXACT")
+	} else {
+		w.header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
+	}
 	return x.Clusters(ctx, opts, func(c index.Cluster) error {
+		k, err := kept(c, policy, sizes)
+		if err != nil {
+			return err
+		}
+		rec := clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs, Keep: k.ID,
+			Members: []memberRecord{{ID: k.ID, Keep: true}}}
+		for _, m := range c.Members {
+			if m.Seq == k.Seq {
+				continue
+			}
+			p, err := x.Compare(k.ID, m.ID, opts)
+			if err != nil {
+				return err
+			}
+			mr := memberRecord{ID: m.ID, Distance: &p.Distance}
+			if k.Text && m.Text { // a fingerprint has no text to compare
+				mr.Exact = &p.Exact
+				if sim {
+					mr.Similarity = similarity(p.Similarity)
+				}
+			}
+			rec.Members = append(rec.Members, mr)
+		}
 		if w.jsonl {
-			w.json(clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs})
+			w.json(rec)
 			return w.err
 		}
-		for i, id := range c.IDs {
+		for i, m := range rec.Members {
+			num, size, keep, dist, simCell, exact := "", "", "drop", "-", "-", "-"
 			if i == 0 {
-				w.row(strconv.Itoa(c.Number), strconv.Itoa(len(c.IDs)), cell(id))
+				num, size, keep = strconv.Itoa(c.Number), strconv.Itoa(len(c.IDs)), "keep"
 			} else {
-				w.row("", "", cell(id))
+				dist = strconv.Itoa(*m.Distance)
+				if m.Exact != nil {
+					exact = yesNo(*m.Exact)
+				}
+				if m.Similarity != nil {
+					simCell = showSimilarity(*m.Similarity)
+				}
 			}
+			if sim {
+				w.row(num, size, cell(m.ID), keep, dist, simCell, exact)
+			} else {
+				w.row(num, size, cell(m.ID), keep, dist, exact)
+			}
+		}
+		return w.err
+	})
+}
+
+// reportKeep writes the IDs of the documents to keep (keep set) or to
+// drop, in the order of addition.
+func reportKeep(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, keep bool, w *output) error {
+	drop, err := dropSet(ctx, x, opts, policy, sizes)
+	if err != nil {
+		return err
+	}
+	// One ID a line, without a header: a list for other commands.
+	return x.Members(ctx, func(m index.Member) error {
+		if drop[m.ID] == keep {
+			return nil
+		}
+		if w.jsonl {
+			w.json(idRecord{ID: m.ID})
+		} else {
+			w.row(cell(m.ID))
 		}
 		return w.err
 	})

@@ -19,17 +19,18 @@ func TestDedupSample(t *testing.T) {
 		t.Errorf("stderr: %q", r.stderr)
 	}
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-	if got := strings.Join(strings.Fields(lines[0]), " "); got != "CLUSTER SIZE ID" {
+	if got := strings.Join(strings.Fields(lines[0]), " "); got != "CLUSTER SIZE ID KEEP DISTANCE SIMILARITY EXACT" {
 		t.Errorf("header %q", lines[0])
 	}
-	// Rebuild the clusters from the table: a row with a number starts one.
+	// Rebuild the clusters from the table: a row with a number starts one,
+	// with the kept member; the others follow.
 	var clusters [][]string
 	for _, l := range lines[1:] {
 		f := strings.Fields(l)
-		switch len(f) {
-		case 3:
+		switch {
+		case len(f) == 7 && f[3] == "keep" && f[4] == "-" && f[5] == "-" && f[6] == "-":
 			clusters = append(clusters, []string{f[2]})
-		case 1:
+		case len(f) == 5 && f[1] == "drop" && (f[4] == "yes" || f[4] == "no"):
 			clusters[len(clusters)-1] = append(clusters[len(clusters)-1], f[0])
 		default:
 			t.Fatalf("row %q", l)
@@ -65,7 +66,7 @@ func TestDedupSample(t *testing.T) {
 
 func TestDedupJSONL(t *testing.T) {
 	r := mustRun(t, "", "dedup", "-q", "--format", "jsonl", licenses)
-	objs := jsonLines(t, r.stdout, "cluster", "representative", "ids")
+	objs := jsonLines(t, r.stdout, "cluster", "representative", "ids", "keep", "members")
 	for i, o := range objs {
 		if o["cluster"].(interface{ String() string }).String() != strconv.Itoa(i) {
 			t.Errorf("cluster %v at position %d", o["cluster"], i)
@@ -84,7 +85,7 @@ func TestDedupJSONL(t *testing.T) {
 
 func TestDedupPairs(t *testing.T) {
 	r := mustRun(t, "", "dedup", "-q", "--pairs", "--format", "jsonl", licenses)
-	objs := jsonLines(t, r.stdout, "a", "b", "distance", "similarity")
+	objs := jsonLines(t, r.stdout, "a", "b", "distance", "similarity", "exact")
 	if len(objs) < 10 {
 		t.Fatalf("%d pairs", len(objs))
 	}
@@ -108,7 +109,7 @@ func TestDedupPairs(t *testing.T) {
 	}
 	// Without MinHash, pairs have no similarity and are within -k bits.
 	r = mustRun(t, "", "dedup", "-q", "--pairs", "--no-minhash", "-f", "jsonl", licenses)
-	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance") {
+	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance", "exact") {
 		if d, _ := o["distance"].(interface{ Int64() (int64, error) }).Int64(); d > index.DefaultMaxDistance {
 			t.Errorf("pair beyond k: %v", o)
 		}
@@ -116,7 +117,7 @@ func TestDedupPairs(t *testing.T) {
 	// With --min-similarity and a method without MinHash by default, the
 	// temporary index has MinHash.
 	r = mustRun(t, "", "dedup", "-q", "--pairs", "--method", "mfonda", "--min-similarity", "0.9", "-f", "jsonl", licenses)
-	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance", "similarity") {
+	for _, o := range jsonLines(t, r.stdout, "a", "b", "distance", "similarity", "exact") {
 		if s, _ := o["similarity"].(interface{ Float64() (float64, error) }).Float64(); s < 0.9 {
 			t.Errorf("pair below 0.9: %v", o)
 		}
@@ -143,7 +144,7 @@ func TestDedupPairs(t *testing.T) {
 	}
 	// Clusters are reported whole: --limit without --pairs is refused.
 	if r := simidx(t, "", "dedup", "--db", db, "--limit", "2"); r.code != exitUsage ||
-		!strings.Contains(r.stderr, "--limit applies to --pairs only") || r.stdout != "" {
+		!strings.Contains(r.stderr, "--limit applies to --emit pairs only") || r.stdout != "" {
 		t.Errorf("--limit without --pairs: %v", r)
 	}
 }
@@ -212,7 +213,7 @@ func TestDedupDBFlagsCheckedFirst(t *testing.T) {
 		msg  string
 	}{
 		{k5, []string{"-k", "6"}, "-k 6 is more than the 5 bits"},
-		{plain, []string{"--min-similarity", "0.5"}, "--min-similarity needs the MinHash layer"},
+		{plain, []string{"--min-similarity", "0.5"}, "--min-similarity needs a similarity"},
 		{k5, []string{"-", "-"}, "standard input (-) given more than once"},
 	} {
 		args := append([]string{"dedup", "-q", "--db", tc.db, licenses}, tc.args...)
@@ -227,7 +228,7 @@ func TestDedupDBFlagsCheckedFirst(t *testing.T) {
 	// A new index made for flags it cannot answer is not left behind.
 	fresh := filepath.Join(dir, "fresh.db")
 	r := simidx(t, "", "dedup", "-q", "--db", fresh, "--no-minhash", "--min-similarity", "0.5", licenses)
-	if r.code != exitUsage || !strings.Contains(r.stderr, "--min-similarity needs the MinHash layer") {
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--min-similarity needs a similarity") {
 		t.Errorf("new index without MinHash and --min-similarity: %v", r)
 	}
 	if _, err := os.Stat(fresh); !os.IsNotExist(err) {
@@ -266,7 +267,8 @@ func TestDedupStdin(t *testing.T) {
 {"id": "c", "text": "an entirely different sentence about databases and indexes"}
 `
 	r := runBinary(t, in, "dedup", "-q", "-f", "jsonl", "-")
-	if r.code != 0 || r.stdout != `{"cluster":0,"representative":"a","ids":["a","b"]}`+"\n" {
+	want := `{"cluster":0,"representative":"a","ids":["a","b"],"keep":"a","members":[{"id":"a","keep":true},{"id":"b","keep":false,"distance":0,"similarity":1,"exact":true}]}` + "\n"
+	if r.code != 0 || r.stdout != want {
 		t.Errorf("dedup from stdin: %v", r)
 	}
 }

@@ -83,9 +83,11 @@ func TestFingerprintStdin(t *testing.T) {
 	all := mustRun(t, "", "fingerprint", licenses)
 	db := filepath.Join(t.TempDir(), "h.db")
 	mustRun(t, all.stdout, "index", "-q", "--db", db, "--input", "hashes", "-")
+	// The same clusters, with the same members kept and the same
+	// distances; only the texts say which are exact copies.
 	a := mustRun(t, "", "dedup", "--db", db, "-f", "jsonl")
 	b := mustRun(t, "", "dedup", "-q", "--no-minhash", "-f", "jsonl", licenses)
-	if a.stdout != b.stdout {
+	if noExact := regexp.MustCompile(`,"exact":(true|false)`); a.stdout != noExact.ReplaceAllString(b.stdout, "") || a.stdout == "" {
 		t.Errorf("clusters of precomputed fingerprints differ:\n%s\n%s", a.stdout, b.stdout)
 	}
 }

@@ -115,7 +115,22 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 		stop := startProgress(con, r, start)
 		defer stop()
 	}
-	stats, err := x.Load(ctx, r.all(ctx), &index.LoadOptions{SkipInvalid: true})
+	var empty, replaced []string
+	stats, err := x.Load(ctx, r.all(ctx), &index.LoadOptions{
+		SkipInvalid: true,
+		Empty: func(id string) {
+			if len(empty) < maxNamed {
+				empty = append(empty, id)
+			}
+		},
+		Replaced: func(id string) {
+			if r.flags.verbose {
+				con.message("simidx %s: replaced %s", con.cmd, cell(id))
+			} else if len(replaced) < maxNamed {
+				replaced = append(replaced, id)
+			}
+		},
+	})
 	res := loadResult{stats: stats, elapsed: time.Since(start)}
 	if ctx.Err() != nil {
 		return res, errInterrupted
@@ -126,10 +141,38 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 	if !quiet {
 		con.message("%s", summary(r, stats, res.elapsed))
 	}
+	if stats.Empty > 0 && !quiet {
+		con.message("simidx %s: %d %s no words and %s nothing: %s", con.cmd, stats.Empty,
+			plural(stats.Empty, "document has", "documents have"), plural(stats.Empty, "matches", "match"), names(empty, stats.Empty))
+	}
+	if len(replaced) > 0 && r.unique {
+		// dedup keeps the documents it reads apart: these replaced
+		// documents stored in the index before.
+		con.message("simidx %s: %d %s the stored %s of the same ID: %s", con.cmd, stats.Replaced,
+			plural(stats.Replaced, "document replaced", "documents replaced"), plural(stats.Replaced, "document", "documents"), names(replaced, stats.Replaced))
+	}
 	if n := r.unread(); n > 0 {
 		return res, fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))
 	}
 	return res, nil
+}
+
+// maxNamed is how many documents a message names before it only counts
+// the rest.
+const maxNamed = 5
+
+// names lists the IDs of ids, of n in all, as table cells: "a, b and 3
+// more".
+func names(ids []string, n int64) string {
+	cells := make([]string, len(ids))
+	for i, id := range ids {
+		cells[i] = cell(id)
+	}
+	s := strings.Join(cells, ", ")
+	if more := n - int64(len(ids)); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }
 
 // summary is the line printed after indexing.
@@ -143,6 +186,12 @@ func summary(r *reader, s index.LoadStats, elapsed time.Duration) string {
 	fmt.Fprintf(&b, "; %d exact %s", s.ExactDuplicates, plural(s.ExactDuplicates, "duplicate", "duplicates"))
 	if s.Replaced > 0 {
 		fmt.Fprintf(&b, "; %d replaced", s.Replaced)
+	}
+	if n := r.renamed.Load(); n > 0 {
+		fmt.Fprintf(&b, "; %d repeated %s kept apart", n, plural(n, "ID", "IDs"))
+	}
+	if s.Empty > 0 {
+		fmt.Fprintf(&b, "; %d empty", s.Empty)
 	}
 	skipped := r.skipped() + r.filtered() + s.Skipped
 	fmt.Fprintf(&b, "; %d skipped", skipped)

@@ -163,6 +163,11 @@ type reader struct {
 	// is reported (dedup). Without it a repeated ID replaces (index).
 	unique bool
 	seen   map[string]int // with unique: the IDs read so far, and how often
+	// onDoc, if set, is called on the reading goroutine with each
+	// document before it is sent, and with its line as read (terminator
+	// included; valid during the call) for the line formats, nil for a
+	// whole file.
+	onDoc func(d *index.Doc, raw []byte)
 	// store says the documents go into an index: those whose ID it
 	// would refuse are reported and skipped here, where their file and
 	// line are known.
@@ -611,6 +616,9 @@ func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(in
 	r.docs.Add(1)
 	d := index.Doc{ID: in.id, Text: text}
 	r.keepApart(&d, name)
+	if r.onDoc != nil {
+		r.onDoc(&d, nil)
+	}
 	return send(d), nil
 }
 
@@ -637,6 +645,7 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 			}
 			r.invalid.Add(1)
 		} else if len(line) > 0 {
+			raw := line
 			line = bytes.TrimRight(line, "\r\n")
 			d, ok := r.parseLine(in, name, format, n, line)
 			if p := r.idProblem(d.ID); ok && p != "" {
@@ -647,6 +656,9 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 			if ok {
 				r.docs.Add(1)
 				r.keepApart(&d, name+":"+strconv.Itoa(n))
+				if r.onDoc != nil {
+					r.onDoc(&d, raw)
+				}
 				if !send(d) {
 					return false, nil
 				}

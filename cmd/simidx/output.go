@@ -129,10 +129,12 @@ func cell(id string) string {
 	return id
 }
 
-// similarity rounds an estimated Jaccard similarity for JSON: the estimate
-// is a multiple of 1/K, so four decimals keep all it says.
+// similarity cuts a similarity to four decimals for JSON, truncating, so
+// that it never shows a value across a threshold it does not reach
+// (0.59996 is 0.5999). An estimate is a multiple of 1/K: four decimals
+// keep what it says.
 func similarity(s float64) *float64 {
-	r := math.Round(s*1e4) / 1e4
+	r := math.Floor(s*1e4+1e-7) / 1e4
 	return &r
 }
 

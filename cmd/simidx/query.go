@@ -31,9 +31,12 @@ within -k bits, whatever its similarity. A fingerprint (--fingerprint,
 signature: they match by distance alone, and show no similarity ("-").
 On an index without the MinHash layer, a match is a document within -k
 bits (default: the index's --max-distance); on an index made with --method
-nshash or short, a document that matches by the method's rule. Matches are
-listed by distance, then similarity, then ID (by similarity first with
-nshash or short).
+nshash or short, a document that matches by the method's rule. With
+--verify (on an index made with --store-shingles) each candidate's
+similarity is the exact Jaccard similarity of the shingle sets, and
+--min-similarity applies to it. EXACT says a match has the same canonical
+text as the query. Matches are listed by similarity (highest first), then
+distance, then ID; by distance, then ID on an index without a similarity.
 
 Example:
 
@@ -102,11 +105,11 @@ Example:
 			if err != nil {
 				return err
 			}
-			minHash := x.Settings().MinHash || x.Settings().Text.Method.IsSet() // both report a similarity
+			minHash := hasSimilarity(x, opts)
 			if minHash {
-				w.header("QUERY", "ID", "DISTANCE", "SIMILARITY")
+				w.header("QUERY", "ID", "DISTANCE", "SIMILARITY", "EXACT")
 			} else {
-				w.header("QUERY", "ID", "DISTANCE")
+				w.header("QUERY", "ID", "DISTANCE", "EXACT")
 			}
 			// emit writes the matches of a query; sim says the query had
 			// text, and so a similarity to report (a fingerprint has none,
@@ -114,8 +117,14 @@ Example:
 			emit := func(query string, ms []index.Match, sim bool) {
 				for _, m := range ms {
 					hasSim := minHash && sim && !fingerprintOnly(x, m.ID, m.Similarity)
+					// Whether the match is an exact copy is known when
+					// both have text.
+					var exact *bool
+					if m.Exact || (sim && !noText(x, m.ID)) {
+						exact = &m.Exact
+					}
 					if w.jsonl {
-						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance}
+						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance, Exact: exact}
 						if hasSim {
 							rec.Similarity = similarity(m.Similarity)
 						}
@@ -123,11 +132,11 @@ Example:
 					} else if minHash {
 						s := "-"
 						if hasSim {
-							s = fmt.Sprintf("%.2f", m.Similarity)
+							s = showSimilarity(m.Similarity)
 						}
-						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s)
+						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s, exactCell(exact))
 					} else {
-						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance))
+						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), exactCell(exact))
 					}
 				}
 			}
@@ -206,19 +215,37 @@ func fingerprintOnly(x *index.Index, id string, sim float64) bool {
 	return err == nil && d.Precomputed
 }
 
+// noText reports whether the stored document id was added as a
+// fingerprint, without text: whether it is an exact copy of another is not
+// known. Cost: a lookup.
+func noText(x *index.Index, id string) bool {
+	d, err := x.Get(id)
+	return err == nil && d.Precomputed
+}
+
+// exactCell is the EXACT cell of a table: yes, no, or - when not known.
+func exactCell(exact *bool) string {
+	if exact == nil {
+		return "-"
+	}
+	return yesNo(*exact)
+}
+
 // queryRecord is a match of --format jsonl.
 type queryRecord struct {
 	Query      string   `json:"query"`
 	ID         string   `json:"id"`
 	Distance   int      `json:"distance"`
 	Similarity *float64 `json:"similarity,omitempty"`
+	Exact      *bool    `json:"exact,omitempty"`
 }
 
-// queryFlags select matches: -k, --min-similarity and --limit.
+// queryFlags select matches: -k, --min-similarity, --verify and --limit.
 type queryFlags struct {
 	fs            *pflag.FlagSet
 	maxDistance   int
 	minSimilarity float64
+	verify        bool
 	limit         int
 }
 
@@ -227,7 +254,9 @@ func (q *queryFlags) add(fs *pflag.FlagSet, limit bool) {
 	fs.IntVarP(&q.maxDistance, "max-distance", "k", 0,
 		"largest Hamming `distance` reported (default: the index's --max-distance)")
 	fs.Float64Var(&q.minSimilarity, "min-similarity", index.DefaultMinSimilarity,
-		"on an index with the MinHash layer, report documents with at least this estimated Jaccard `similarity`, 0 to 1; 0 reports every document within -k, whatever its similarity")
+		"report documents with at least this `similarity`, 0 to 1: the estimated Jaccard similarity with the MinHash layer, the exact one with --verify, the method's own with --method nshash or short; 0 reports every document within -k, whatever its similarity")
+	fs.BoolVar(&q.verify, "verify", false,
+		"check each candidate against the exact Jaccard similarity of the shingle sets, report that and apply --min-similarity to it (needs an index made with --store-shingles)")
 	if limit {
 		fs.IntVar(&q.limit, "limit", 0, "report at most `N` matches per query (default: all)")
 	}
@@ -279,8 +308,21 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 			opts.MaxDistance = index.ZeroDistance
 		}
 	}
-	if q.threshold() && !s.MinHash {
-		return nil, usagef("--min-similarity needs the MinHash layer, and %s was created without it (--no-minhash, or a method without it)", x.Path())
+	if q.verify {
+		switch {
+		case s.Text.Method.IsSet():
+			return nil, usagef("--verify is not for --method %s, whose similarity is its own (shared hashes over the smaller set)", s.Text.Method)
+		case !s.StoreShingles:
+			return nil, usagef("--verify needs the documents' shingle sets, and %s was created without them (--store-shingles)", x.Path())
+		}
+		opts.Verify = true
+	}
+	if q.threshold() && !s.MinHash && !s.Text.Method.IsSet() && !q.verify {
+		why := "--no-minhash"
+		if s.Text.Method != index.MethodSimhash {
+			why = "--method " + string(s.Text.Method) + ", which has no similarity of its own"
+		}
+		return nil, usagef("--min-similarity needs a similarity: %s was created without the MinHash layer (%s); use -k for a distance, or --verify on an index made with --store-shingles", x.Path(), why)
 	}
 	return opts, nil
 }

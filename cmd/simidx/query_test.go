@@ -17,16 +17,16 @@ func TestQueryTable(t *testing.T) {
 	db := buildIndex(t)
 	r := mustRun(t, "", "query", "--db", db, testdataFile("MIT.txt"))
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "QUERY ID DISTANCE SIMILARITY" {
+	if got := strings.Fields(lines[0]); strings.Join(got, " ") != "QUERY ID DISTANCE SIMILARITY EXACT" {
 		t.Errorf("header %q", lines[0])
 	}
 	// The first match is the document itself, at distance 0.
-	if len(lines) < 3 || strings.Join(strings.Fields(lines[1]), " ") != testdataFile("MIT.txt")+" MIT.txt 0 1.00" {
+	if len(lines) < 3 || strings.Join(strings.Fields(lines[1]), " ") != testdataFile("MIT.txt")+" MIT.txt 0 1.00 yes" {
 		t.Errorf("query MIT.txt:\n%s", r.stdout)
 	}
 	// Without MinHash there is no similarity column.
 	nm := mustRun(t, "", "query", "--db", buildIndex(t, "--no-minhash"), testdataFile("MIT.txt"))
-	if first := strings.SplitN(nm.stdout, "\n", 2)[0]; strings.Join(strings.Fields(first), " ") != "QUERY ID DISTANCE" {
+	if first := strings.SplitN(nm.stdout, "\n", 2)[0]; strings.Join(strings.Fields(first), " ") != "QUERY ID DISTANCE EXACT" {
 		t.Errorf("header without MinHash %q", first)
 	}
 	// Columns are aligned: every ID column starts at the same offset.
@@ -41,7 +41,7 @@ func TestQueryTable(t *testing.T) {
 func TestQueryJSONL(t *testing.T) {
 	db := buildIndex(t)
 	r := mustRun(t, "", "query", "--db", db, "--format", "jsonl", "--id", "GPL-2.0-only.txt")
-	objs := jsonLines(t, r.stdout, "query", "id", "distance", "similarity")
+	objs := jsonLines(t, r.stdout, "query", "id", "distance", "similarity", "exact")
 	found := map[any]bool{}
 	for _, o := range objs {
 		if o["query"] != "GPL-2.0-only.txt" {
@@ -55,7 +55,7 @@ func TestQueryJSONL(t *testing.T) {
 
 	// -k 0 asks for identical fingerprints only; --limit caps the matches.
 	r = mustRun(t, "", "query", "--db", db, "-f", "jsonl", "-k", "0", "--id", "GPL-2.0-only.txt", "--id", "MIT.txt")
-	for _, o := range jsonLines(t, r.stdout, "query", "id", "distance", "similarity") {
+	for _, o := range jsonLines(t, r.stdout, "query", "id", "distance", "similarity", "exact") {
 		if o["distance"].(interface{ String() string }).String() != "0" {
 			t.Errorf("-k 0 gave %v", o)
 		}
@@ -69,7 +69,7 @@ func TestQueryJSONL(t *testing.T) {
 func TestQueryMinHash(t *testing.T) {
 	db := buildIndex(t, "--minhash")
 	r := mustRun(t, "", "query", "--db", db, "-f", "jsonl", "--min-similarity", "0.8", "--id", "BSD-2-Clause.txt")
-	objs := jsonLines(t, r.stdout, "query", "id", "distance", "similarity")
+	objs := jsonLines(t, r.stdout, "query", "id", "distance", "similarity", "exact")
 	if len(objs) == 0 {
 		t.Fatal("no match with similarity >= 0.8")
 	}
@@ -93,7 +93,7 @@ func TestQueryStdin(t *testing.T) {
 	}
 	// No FILE: one document from standard input, named "-".
 	r := runBinary(t, string(mit), "query", "--db", db, "-f", "jsonl")
-	if r.code != 0 || !strings.Contains(r.stdout, `{"query":"-","id":"MIT.txt","distance":0,"similarity":1}`) {
+	if r.code != 0 || !strings.Contains(r.stdout, `{"query":"-","id":"MIT.txt","distance":0,"similarity":1,"exact":true}`) {
 		t.Errorf("query from stdin: %v", r)
 	}
 	// A fingerprint as printed by simidx fingerprint: it has no MinHash
@@ -116,7 +116,7 @@ func TestQueryOutputFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonLines(t, string(b), "query", "id", "distance", "similarity")
+	jsonLines(t, string(b), "query", "id", "distance", "similarity", "exact")
 	if len(b) == 0 {
 		t.Error("empty output file")
 	}
@@ -163,7 +163,7 @@ func TestQueryErrors(t *testing.T) {
 		{"k too far", []string{"query", "--db", db, "-k", "5", "--id", "MIT.txt"}, 2,
 			"-k 5 is more than the 3 bits " + db + " answers exactly; create the index with --max-distance 5"},
 		{"similarity without minhash", []string{"query", "--db", noMinHash, "--min-similarity", "0.5", "--id", "MIT.txt"}, 2,
-			"--min-similarity needs the MinHash layer, and " + noMinHash + " was created without it"},
+			"--min-similarity needs a similarity: " + noMinHash + " was created without the MinHash layer"},
 		{"similarity of a fingerprint", []string{"query", "--db", db, "--min-similarity", "0.5", "--fingerprint", "1"}, 2,
 			"--min-similarity cannot be used with --fingerprint"},
 		{"similarity range", []string{"query", "--db", db, "--min-similarity", "1.5", "--id", "MIT.txt"}, 2,
@@ -262,11 +262,11 @@ func TestQueryStoredFingerprint(t *testing.T) {
 	mustRun(t, fp+"  mit-fp\n", "index", "-q", "--db", db, "--input", "hashes", "-")
 
 	r := mustRun(t, "", "query", "--db", db, "-f", "jsonl", testdataFile("MIT.txt"))
-	if !strings.Contains(r.stdout, `"id":"mit-fp","distance":0}`) || !strings.Contains(r.stdout, `"id":"MIT.txt","distance":0,"similarity":1}`) {
+	if !strings.Contains(r.stdout, `"id":"mit-fp","distance":0}`) || !strings.Contains(r.stdout, `"id":"MIT.txt","distance":0,"similarity":1,"exact":true}`) {
 		t.Errorf("query -f jsonl:\n%s", r.stdout)
 	}
 	r = mustRun(t, "", "query", "--db", db, "--id", "MIT.txt")
-	if !regexp.MustCompile(`(?m)^MIT\.txt +mit-fp +0 +-$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^MIT\.txt +mit-fp +0 +- +-$`).MatchString(r.stdout) {
 		t.Errorf("query --id: a match added as a fingerprint has a similarity:\n%s", r.stdout)
 	}
 	r = mustRun(t, "", "dedup", "--db", db, "--pairs", "-f", "jsonl")
@@ -274,7 +274,7 @@ func TestQueryStoredFingerprint(t *testing.T) {
 		t.Errorf("dedup --pairs -f jsonl:\n%s", r.stdout)
 	}
 	r = mustRun(t, "", "dedup", "--db", db, "--pairs")
-	if !regexp.MustCompile(`(?m)^MIT\.txt +mit-fp +0 +-$`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^MIT\.txt +mit-fp +0 +- +-$`).MatchString(r.stdout) {
 		t.Errorf("dedup --pairs:\n%s", r.stdout)
 	}
 }

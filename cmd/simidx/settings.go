@@ -25,6 +25,7 @@ type settingsFlags struct {
 	minHashK     int
 	bands        int
 	minBands     int
+	shingles     bool
 
 	markup      string
 	noNormalize bool
@@ -72,6 +73,8 @@ func (s *settingsFlags) addIndexFlags(fs *pflag.FlagSet, withK bool) {
 		"LSH `bands` of the MinHash signature; must divide --minhash-k")
 	fs.IntVar(&s.minBands, "min-bands", 1,
 		"`bands` a MinHash band candidate must share (2 of 14 is Broder's supershingle rule)")
+	fs.BoolVar(&s.shingles, "store-shingles", false,
+		"keep each document's shingle set, for --verify (exact similarities); costs about the size of the text on disk")
 }
 
 // addTextFlags defines the flags of the text pipeline.
@@ -172,6 +175,9 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 			return nil, usagef("--min-bands must be positive, not %d", s.minBands)
 		}
 		st.MinBands = s.minBands
+	}
+	if set("store-shingles") {
+		st.StoreShingles = s.shingles
 	}
 	if set("markup") {
 		switch strings.ToLower(s.markup) {

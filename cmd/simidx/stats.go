@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
 	"github.com/simidx/simidx/simhash"
 	"github.com/spf13/pflag"
 )
@@ -49,7 +51,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			rec := statsRecord{Path: db, Stats: st, Text: x.Settings().Text}
+			rec := statsRecord{Path: db, Stats: st, Text: x.Settings().Text, TextNamed: namedText(x.Settings().Text),
+				StoreShingles: x.Settings().StoreShingles}
 			if check {
 				if err := x.Check(); err != nil {
 					return fmt.Errorf("%s fails the check: %v", db, err)
@@ -74,12 +77,33 @@ Example:
 }
 
 // statsRecord is the object of stats --format jsonl: the path, the fields
-// of index.Stats and the text settings.
+// of index.Stats and the text settings, whose kinds (markup, unit,
+// features, MinHash scheme) are written by name.
 type statsRecord struct {
 	Path string `json:"path"`
 	index.Stats
-	Text  index.TextSettings `json:"text"`
-	Check *bool              `json:"check,omitempty"`
+	StoreShingles bool               `json:"store_shingles"`
+	Text          index.TextSettings `json:"-"`
+	TextNamed     map[string]any     `json:"text"`
+	Check         *bool              `json:"check,omitempty"`
+}
+
+// namedText returns the JSON object of t with its kinds by name.
+func namedText(t index.TextSettings) map[string]any {
+	var m map[string]any
+	b, _ := json.Marshal(t) // plain values: cannot fail
+	json.Unmarshal(b, &m)
+	m["features"] = t.Features.String()
+	scheme := "one-permutation"
+	if t.Scheme == shingle.Mixes {
+		scheme = "mixes"
+	}
+	m["minhash_scheme"] = scheme
+	if sh, ok := m["shingle"].(map[string]any); ok {
+		sh["markup"] = t.Shingle.Markup.String()
+		sh["unit"] = t.Shingle.Unit.String()
+	}
+	return m
 }
 
 // statsRows are the rows of the stats table.
@@ -89,6 +113,7 @@ func statsRows(r statsRecord) [][2]string {
 	rows := [][2]string{
 		{"path", r.Path},
 		{"documents", strconv.Itoa(s.Docs)},
+		{"documents without words", strconv.Itoa(s.Empty)},
 		{"schema version", strconv.Itoa(s.SchemaVersion)},
 		{"max distance (k)", strconv.Itoa(s.MaxDistance)},
 		{"expected documents", strconv.Itoa(s.ExpectedDocs)},
@@ -107,6 +132,7 @@ func statsRows(r statsRecord) [][2]string {
 		)
 	}
 	rows = append(rows,
+		[2]string{"shingle sets stored", strconv.FormatBool(r.StoreShingles)},
 		[2]string{"text", fmt.Sprintf("method %s, unit %s, shingle size %d, markup %s, features %s", r.Text.Method, sh.Unit, sh.Size, sh.Markup, featuresName(r.Text))},
 		[2]string{"file size", formatBytes(s.FileBytes)},
 		[2]string{"bytes per document", fmt.Sprintf("%.1f", s.BytesPerDoc)},

@@ -6,7 +6,7 @@ import (
 )
 
 func TestVersion(t *testing.T) {
-	re := regexp.MustCompile(`^simidx \S+( \(\S+\))?, index schema 4, go\S+ \w+/\w+\n$`)
+	re := regexp.MustCompile(`^simidx \S+( \(\S+\))?, index schema 5, go\S+ \w+/\w+\n$`)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		r := mustRun(t, "", args...)
 		if !re.MatchString(r.stdout) {
