@@ -64,6 +64,8 @@ Example:
 		sf.addIndexFlags(fs, true)
 		sf.addTextFlags(fs)
 		fs.BoolVar(&noSync, "no-sync", false, "do not fsync the journal or the index (faster; a machine crash may lose acknowledged adds)")
+		fs.StringVar(&lim.idField, "id-field", "id", "JSON `field` of an added document's ID (other fields are ignored)")
+		fs.StringVar(&lim.textField, "text-field", "text", "JSON `field` of an added document's text")
 		fs.Int64Var(&lim.maxBody, "max-body", defaultMaxBody, "largest request body in `bytes`")
 		fs.IntVar(&lim.maxDocs, "max-docs", defaultMaxDocs, "most documents in one add request")
 		fs.IntVar(&lim.maxDocBytes, "max-doc-bytes", defaultMaxDocBytes, "largest document text in `bytes`")

@@ -21,6 +21,10 @@ import (
 
 // serveLimits bound what one request may hold and how adds are grouped.
 type serveLimits struct {
+	// idField and textField name the fields of an added document (default
+	// "id" and "text").
+	idField, textField string
+
 	maxBody     int64
 	maxDocs     int
 	maxDocBytes int
@@ -63,8 +67,9 @@ type server struct {
 	x       *index.Index
 	db      string
 	lim     serveLimits
-	maxK    int // the index's k
-	minHash bool
+	maxK    int  // the index's k
+	minHash bool // the index reports a similarity (MinHash, a set method)
+	sets    bool // the index stores shingle sets: verify=true works
 	w       *writer
 	ap      *applier
 	j       *journal.Journal
@@ -100,7 +105,14 @@ func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
 		j.Close()
 		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
-	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash, met: newMetrics(), j: j, ov: newOverlay(x.Len())}
+	if lim.idField == "" {
+		lim.idField = "id"
+	}
+	if lim.textField == "" {
+		lim.textField = "text"
+	}
+	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash || st.Text.Method.IsSet(),
+		sets: st.StoreShingles && !st.Text.Method.IsSet(), met: newMetrics(), j: j, ov: newOverlay(x.Len())}
 	s.fixedRoutes, s.docRoute, s.similarRoute = s.routes()
 	s.ap = newApplier(s)
 	s.w = newWriter(s)
@@ -313,13 +325,23 @@ func (s *server) queryOptions(p map[string]string) (index.QueryOptions, int, err
 			o.MaxDistance = index.ZeroDistance
 		}
 	}
+	if v, ok := p["verify"]; ok {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return o, 0, errorf(http.StatusBadRequest, "verify must be true or false, not %q", v)
+		}
+		if b && !s.sets {
+			return o, 0, errorf(http.StatusBadRequest, "verify needs the documents' shingle sets, and %s was created without them (--store-shingles; not for --method nshash or short)", s.db)
+		}
+		o.Verify = b
+	}
 	if v, ok := p["min_similarity"]; ok {
 		f, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(f >= 0 && f <= 1) {
 			return o, 0, errorf(http.StatusBadRequest, "min_similarity must be a number from 0 to 1, not %q", v)
 		}
-		if f > 0 && !s.minHash {
-			return o, 0, errorf(http.StatusBadRequest, "min_similarity needs the MinHash layer, and %s was created without it (--no-minhash, or a method without it)", s.db)
+		if f > 0 && !s.minHash && !o.Verify {
+			return o, 0, errorf(http.StatusBadRequest, "min_similarity needs a similarity, and %s was created without the MinHash layer (--no-minhash, or a method without it); use k, or verify=true on an index made with --store-shingles", s.db)
 		}
 		o.MinSimilarity = f
 		if f == 0 {
@@ -371,14 +393,22 @@ type matchRecord struct {
 	ID         string   `json:"id"`
 	Distance   int      `json:"distance"`
 	Similarity *float64 `json:"similarity,omitempty"`
+	Exact      *bool    `json:"exact,omitempty"`
 }
 
-func matchRecords(ms []index.Match, minHash bool) []matchRecord {
+// matchRecords returns the answers of ms: with their similarity if sim,
+// and whether each is an exact copy of the query if text (a query with
+// text; a match stored as a fingerprint is then no exact copy).
+func matchRecords(ms []index.Match, sim, text bool) []matchRecord {
 	out := make([]matchRecord, len(ms))
-	for i, m := range ms {
+	for i := range ms {
+		m := &ms[i]
 		out[i] = matchRecord{ID: m.ID, Distance: m.Distance}
-		if minHash {
+		if sim {
 			out[i].Similarity = similarity(m.Similarity)
+		}
+		if text {
+			out[i].Exact = &m.Exact
 		}
 	}
 	return out
@@ -464,14 +494,14 @@ func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
 		return pendingDoc{}, errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, k)
 	}
 	var rawID, rawText []byte
+	// Other fields are ignored, as simidx index --input jsonl ignores
+	// them: a corpus's records can be posted as they are.
 	err := jsonFields(raw, func(name string, v []byte) error {
 		switch name {
-		case "id":
+		case s.lim.idField:
 			rawID = v
-		case "text":
+		case s.lim.textField:
 			rawText = v
-		default:
-			return errorf(http.StatusBadRequest, `document %d: unknown field %q; a document has only "id" and "text"`, n, name)
 		}
 		return nil
 	})
@@ -528,7 +558,7 @@ func lineOf(b []byte, off int64) int {
 
 // handleAdd is POST /v1/documents.
 func (s *server) handleAdd(w http.ResponseWriter, r *http.Request, _ string) error {
-	p, err := params(r, "if_unique", "k", "min_similarity", "limit")
+	p, err := params(r, "if_unique", "k", "min_similarity", "verify", "limit")
 	if err != nil {
 		return err
 	}
@@ -539,7 +569,7 @@ func (s *server) handleAdd(w http.ResponseWriter, r *http.Request, _ string) err
 		}
 	}
 	if !req.ifUnique {
-		for _, k := range []string{"k", "min_similarity", "limit"} {
+		for _, k := range []string{"k", "min_similarity", "verify", "limit"} {
 			if _, ok := p[k]; ok {
 				return errorf(http.StatusBadRequest, "query parameter %q applies only with if_unique=true", k)
 			}
@@ -646,7 +676,7 @@ func parseQuery(body []byte) (queryJSON, error) {
 
 // handleQuery is POST /v1/query.
 func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) error {
-	p, err := params(r, "k", "min_similarity", "limit")
+	p, err := params(r, "k", "min_similarity", "verify", "limit")
 	if err != nil {
 		return err
 	}
@@ -705,13 +735,13 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		return err
 	}
 	// A fingerprint has no signature: no similarity to report.
-	recs := matchRecords(ms, s.minHash && q.Text != nil)
+	recs := matchRecords(ms, (s.minHash || opts.Verify) && q.Text != nil, q.Text != nil)
 	return writeJSONBytes(w, http.StatusOK, appendMatchesJSON(make([]byte, 0, 32+64*len(recs)), recs))
 }
 
 // handleSimilar is GET /v1/documents/{id}/similar.
 func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string) error {
-	p, err := params(r, "k", "min_similarity", "limit")
+	p, err := params(r, "k", "min_similarity", "verify", "limit")
 	if err != nil {
 		return err
 	}
@@ -728,7 +758,11 @@ func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string
 	case err != nil:
 		return err
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, s.minHash)})
+	text := true // a posted document has text; one indexed as a fingerprint has none
+	if d, err := s.x.Get(id); err == nil && d.Precomputed {
+		text = false
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, s.minHash || opts.Verify, text)})
 }
 
 // similar returns the near duplicates of the document id, pending or

@@ -255,7 +255,7 @@ func TestServeDeletesOrdered(t *testing.T) {
 			t.Errorf("%s: the replaced text still matches: %s", when, r.body)
 		}
 		r = mustDo(t, "POST", u+"/v1/query?k=0", `{"text":"Alpha comes back, with other words entirely."}`, 200)
-		if strings.TrimSpace(r.body) != `{"matches":[{"id":"a","distance":0,"similarity":1}]}` {
+		if strings.TrimSpace(r.body) != `{"matches":[{"id":"a","distance":0,"similarity":1,"exact":true}]}` {
 			t.Errorf("%s: query for a: %s", when, r.body)
 		}
 		if h := strings.TrimSpace(mustDo(t, "GET", u+"/healthz", "", 200).body); h != `{"documents":2,"status":"ok"}` {
@@ -340,7 +340,7 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 				t.Fatalf("nothing pending: the test would not exercise the overlay")
 			}
 			for _, p := range tc.params {
-				minHash := ref.Settings().MinHash
+				minHash := ref.Settings().MinHash || ref.Settings().Text.Method.IsSet() // a similarity is reported
 				opts, _, err := (&server{maxK: 3, minHash: minHash}).queryOptions(paramMap(p))
 				if err != nil {
 					t.Fatal(err)
@@ -352,7 +352,7 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 					}
 					q, _ := json.Marshal(map[string]string{"text": string(d.Text)})
 					r := mustDo(t, "POST", u+"/v1/query"+p, string(q), 200)
-					wantBody, _ := json.Marshal(map[string]any{"matches": matchRecords(want, minHash)})
+					wantBody, _ := json.Marshal(map[string]any{"matches": matchRecords(want, minHash, true)})
 					if strings.TrimSpace(r.body) != string(wantBody) {
 						t.Fatalf("query%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
 					}
@@ -364,7 +364,7 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 						t.Fatal(err)
 					}
 					r = mustDo(t, "GET", u+"/v1/documents/"+d.ID+"/similar"+p, "", 200)
-					wantBody, _ = json.Marshal(map[string]any{"id": d.ID, "matches": matchRecords(want, minHash)})
+					wantBody, _ = json.Marshal(map[string]any{"id": d.ID, "matches": matchRecords(want, minHash, true)})
 					if strings.TrimSpace(r.body) != string(wantBody) {
 						t.Fatalf("similar%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
 					}

@@ -155,6 +155,9 @@ func appendMatchesJSON(b []byte, ms []matchRecord) []byte {
 			b = append(b, `,"similarity":`...)
 			b = appendJSONFloat(b, *m.Similarity)
 		}
+		if m.Exact != nil {
+			b = strconv.AppendBool(append(b, `,"exact":`...), *m.Exact)
+		}
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...)

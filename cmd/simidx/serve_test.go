@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/bits"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
 )
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
@@ -204,15 +207,15 @@ func TestServeAPI(t *testing.T) {
 
 	q, _ := json.Marshal(map[string]string{"text": mit})
 	r = mustDo(t, "POST", u+"/v1/query", string(q), 200)
-	if got := strings.TrimSpace(r.body); !strings.HasPrefix(got, `{"matches":[{"id":"MIT","distance":0,"similarity":1},{"id":"dir/JSON","distance":`) {
+	if got := strings.TrimSpace(r.body); !strings.HasPrefix(got, `{"matches":[{"id":"MIT","distance":0,"similarity":1,"exact":true},{"id":"dir/JSON","distance":`) {
 		t.Errorf("query MIT: %s", got)
 	}
 	r = mustDo(t, "POST", u+"/v1/query?k=0", string(q), 200)
-	if got := strings.TrimSpace(r.body); got != `{"matches":[{"id":"MIT","distance":0,"similarity":1}]}` {
+	if got := strings.TrimSpace(r.body); got != `{"matches":[{"id":"MIT","distance":0,"similarity":1,"exact":true}]}` {
 		t.Errorf("query MIT k=0: %s", got)
 	}
 	r = do(t, "POST", u+"/v1/query?limit=1", "text/plain", jsonLic)
-	if got := strings.TrimSpace(r.body); r.status != 200 || got != `{"matches":[{"id":"dir/JSON","distance":0,"similarity":1}]}` {
+	if got := strings.TrimSpace(r.body); r.status != 200 || got != `{"matches":[{"id":"dir/JSON","distance":0,"similarity":1,"exact":true}]}` {
 		t.Errorf("query JSON as text/plain, limit=1: %d %s", r.status, got)
 	}
 	r = mustDo(t, "POST", u+"/v1/query", `{"text": "nothing like it at all"}`, 200)
@@ -323,7 +326,7 @@ func TestServeIfUnique(t *testing.T) {
 	// In one batch, a document is checked against those before it.
 	r = mustDo(t, "POST", u+"/v1/documents?if_unique=true&min_similarity=0.9",
 		docsJSON([2]string{"apache", apache}, [2]string{"apache-copy", apache + "\n"}), 409)
-	if m := r.json(t); m["added"] != 1.0 || !strings.Contains(r.body, `{"id":"apache-copy","matches":[{"id":"apache","distance":0,"similarity":1}]}`) {
+	if m := r.json(t); m["added"] != 1.0 || !strings.Contains(r.body, `{"id":"apache-copy","matches":[{"id":"apache","distance":0,"similarity":1,"exact":true}]}`) {
 		t.Errorf("batch with a copy: %s", r.body)
 	}
 	mustDo(t, "GET", u+"/v1/documents/apache", "", 200)
@@ -415,8 +418,8 @@ func TestServeBadInput(t *testing.T) {
 		{"POST", "/v1/documents", "{\"id\":\"a\",\"text\":\"x\"}\n{\"id\":\"b\" \"text\":\"y\"}", 400, "malformed JSON at line 2"},
 		{"POST", "/v1/documents", `hello`, 400, `the body starts with "h"`},
 		{"POST", "/v1/documents", "\x01[]", 400, `the body starts with the byte 0x01`},
-		{"POST", "/v1/documents", `[{"ID":"a","text":"x"}]`, 400, `document 1: unknown field "ID"; a document has only "id" and "text"`},
-		{"POST", "/v1/documents", `[{"id":"a","TEXT":"x"}]`, 400, `document 1: unknown field "TEXT"`},
+		{"POST", "/v1/documents", `[{"ID":"a","text":"x"}]`, 400, `document 1: missing "id"`},
+		{"POST", "/v1/documents", `[{"id":"a","TEXT":"x"}]`, 400, `document 1 ("a"): missing "text"`},
 		{"POST", "/v1/documents", `[{"id":"a\ud800","text":"x"}]`, 400, `document 1: "id" holds the lone UTF-16 surrogate \ud800`},
 		{"POST", "/v1/documents", `[{"id":"\udc00\ud800","text":"x"}]`, 400, `document 1: "id" holds the lone UTF-16 surrogate \udc00`},
 		{"POST", "/v1/documents", "[{\"id\":\"a\xff\",\"text\":\"x\"}]", 400, `document 1: "id" is not valid UTF-8`},
@@ -432,17 +435,19 @@ func TestServeBadInput(t *testing.T) {
 		{"POST", "/v1/documents", `[{"id":"` + long + `","text":"x"}]`, 400, `document 1: "id" is 513 bytes, more than the limit of 512`},
 		{"POST", "/v1/documents", `[{"id":"a"}]`, 400, `document 1 ("a"): missing "text"`},
 		{"POST", "/v1/documents", `[{"id":"a","text":5}]`, 400, `document 1: field "text" must be a string, not a JSON number`},
-		{"POST", "/v1/documents", `[{"id":"a","text":"x","body":"y"}]`, 400, `document 1: unknown field "body"`},
+		{"POST", "/v1/documents", `[{"id":"a","body":"y","url":"u"}]`, 400, `document 1 ("a"): missing "text"`},
 		{"POST", "/v1/documents", `[{"id":"a","text":"` + strings.Repeat("y", 1001) + `"}]`, 413, `document 1 ("a"): text is 1001 bytes, more than the limit of 1000 (--max-doc-bytes)`},
 		{"POST", "/v1/documents", `[{"id":"a","text":"` + strings.Repeat("y", 5000) + `"}]`, 413, "request body is over the limit of 4096 bytes (--max-body)"},
 		{"POST", "/v1/documents", docsJSON([2]string{"a", "1"}, [2]string{"b", "2"}, [2]string{"c", "3"}, [2]string{"d", "4"}), 413, "more than 3 documents in one request (--max-docs)"},
 		{"POST", "/v1/documents?if_unique=maybe", `[{"id":"a","text":"x"}]`, 400, `if_unique must be true or false, not "maybe"`},
 		{"POST", "/v1/documents?k=1", `[{"id":"a","text":"x"}]`, 400, `query parameter "k" applies only with if_unique=true`},
-		{"POST", "/v1/documents?if_unique=true&sync=1", `[{"id":"a","text":"x"}]`, 400, `unknown query parameter "sync"; this endpoint takes if_unique, k, min_similarity, limit`},
+		{"POST", "/v1/documents?if_unique=true&sync=1", `[{"id":"a","text":"x"}]`, 400, `unknown query parameter "sync"; this endpoint takes if_unique, k, min_similarity, verify, limit`},
 		{"POST", "/v1/query?k=3", `{"text":"x"}`, 400, "k 3 is more than the 2 bits the index answers exactly"},
 		{"POST", "/v1/query?k=-1", `{"text":"x"}`, 400, `k must be a whole number from 0 to 2, not "-1"`},
 		{"POST", "/v1/query?k=1&k=2", `{"text":"x"}`, 400, `query parameter "k" given 2 times`},
-		{"POST", "/v1/query?min_similarity=0.5", `{"text":"x"}`, 400, "min_similarity needs the MinHash layer"},
+		{"POST", "/v1/query?min_similarity=0.5", `{"text":"x"}`, 400, "min_similarity needs a similarity"},
+		{"POST", "/v1/query?verify=true", `{"text":"x"}`, 400, "verify needs the documents' shingle sets"},
+		{"POST", "/v1/query?verify=maybe", `{"text":"x"}`, 400, "verify must be true or false"},
 		{"POST", "/v1/query?min_similarity=2", `{"text":"x"}`, 400, `min_similarity must be a number from 0 to 1, not "2"`},
 		{"POST", "/v1/query?limit=many", `{"text":"x"}`, 400, `limit must be a whole number, 0 for all, not "many"`},
 		{"POST", "/v1/query?max=1", `{"text":"x"}`, 400, `unknown query parameter "max"`},
@@ -689,7 +694,7 @@ func TestServeKill(t *testing.T) {
 		}
 	}
 	r := mustDo(t, "POST", bs.url+"/v1/query?k=0", `{"text":"Acknowledged, and then KILLED at once."}`, 200)
-	if strings.TrimSpace(r.body) != `{"matches":[{"id":"durable","distance":0,"similarity":1}]}` {
+	if strings.TrimSpace(r.body) != `{"matches":[{"id":"durable","distance":0,"similarity":1,"exact":true}]}` {
 		t.Errorf("query after restart: %s", r.body)
 	}
 	bs.cmd.Process.Signal(syscall.SIGTERM)
@@ -765,3 +770,50 @@ func TestServeUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestServeRecordsAndVerify checks that a corpus's records are added as
+// they are (other fields ignored, the ID and text fields named by
+// --id-field and --text-field), and that verify=true answers the exact
+// similarity of the shingle sets, on an index that keeps them.
+func TestServeRecordsAndVerify(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "v.db")
+	s := startServer(t, db, "--store-shingles", "--id-field", "url", "--text-field", "body")
+	u := s.url
+	mit, err := os.ReadFile(testdataFile("MIT.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(mit), "Permission", "Leave", 1)
+	recs := []map[string]any{
+		{"url": "a", "body": string(mit), "lang": "en", "meta": map[string]any{"n": 1}},
+		{"url": "b", "body": edited, "id": "ignored", "text": "ignored too"},
+	}
+	var body strings.Builder
+	for _, r := range recs {
+		b, _ := json.Marshal(r)
+		body.Write(append(b, '\n'))
+	}
+	if r := mustDo(t, "POST", u+"/v1/documents", body.String(), 200); strings.TrimSpace(r.body) != `{"added":2}` {
+		t.Fatalf("add records: %s", r.body)
+	}
+	mustDo(t, "POST", u+"/v1/documents", `{"id":"c","text":"x"}`, 400) // the fields are url and body
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := slices.Clone(f.Shingles(mit))
+	jac := shingle.Jaccard(a, f.Shingles([]byte(edited)))
+	q, _ := json.Marshal(map[string]string{"text": string(mit)})
+	r := mustDo(t, "POST", u+"/v1/query?verify=true", string(q), 200)
+	want := fmt.Sprintf(`{"matches":[{"id":"a","distance":0,"similarity":1,"exact":true},{"id":"b","distance":%d,"similarity":%v,"exact":false}]}`,
+		popcount(f.Sum64(mit)^f.Sum64([]byte(edited))), *similarity(jac))
+	if strings.TrimSpace(r.body) != want {
+		t.Errorf("verified query:\n got %s\nwant %s", r.body, want)
+	}
+	r = mustDo(t, "GET", u+"/v1/documents/a/similar?verify=true&min_similarity=0.99", "", 200)
+	if strings.TrimSpace(r.body) != `{"id":"a","matches":[]}` {
+		t.Errorf("verified similar above the exact similarity %v: %s", jac, r.body)
+	}
+}
+
+func popcount(v uint64) int { return bits.OnesCount64(v) }

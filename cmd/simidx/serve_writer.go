@@ -211,7 +211,7 @@ func (w *writer) commit(group []*addRequest) {
 					break
 				}
 				if len(ms) > 0 {
-					results[gi].duplicates = append(results[gi].duplicates, duplicate{ID: d.id, Matches: matchRecords(ms, s.minHash)})
+					results[gi].duplicates = append(results[gi].duplicates, duplicate{ID: d.id, Matches: matchRecords(ms, s.minHash || r.opts.Verify, true)})
 					rejected++
 					continue
 				}
