@@ -47,6 +47,7 @@ type report struct {
 	Index    []*indexResult
 	ByK      []*indexResult // cost of the index by k at one N
 	E2E      *e2eResult
+	ReadTree []readTreeRow
 	Steps    []string // what ran and how long it took
 	Wall     time.Duration
 }
@@ -185,6 +186,17 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 		if err := step("simidx index end to end", func() error {
 			var err error
 			r.E2E, err = runE2E(p, min(rounds, 2))
+			return err
+		}); err != nil {
+			return nil, err
+		}
+		if err := step("reading compressed trees", func() error {
+			var err error
+			reads, count := 10, 3
+			if cfg.Quick {
+				reads, count = 1, 1
+			}
+			r.ReadTree, err = runReadTree(reads, count)
 			return err
 		}); err != nil {
 			return nil, err
@@ -486,7 +498,7 @@ func (r *report) writeDefaults(w io.Writer) {
 		default:
 			verdict += fmt.Sprintf("; **neither reaches the issue's target** F1 >= %.2f", targetF1)
 		}
-		if r.E2E != nil && len(r.E2E.Runs) == 2 {
+		if r.E2E != nil && len(r.E2E.Runs) >= 2 {
 			off, on := r.E2E.Runs[0], r.E2E.Runs[1]
 			verdict += fmt.Sprintf(". Its cost in `simidx index` on spamassassin-body: %.2fx the time, %.2fx the bytes on disk of `--no-minhash` ([end to end](#simidx-index-end-to-end)), which is why `--no-minhash` stays for corpora where fingerprint distance is enough",
 				on.Wall.Seconds()/off.Wall.Seconds(), float64(on.FileBytes)/float64(off.FileBytes))
@@ -731,6 +743,22 @@ func (r *report) writeSpeed(w io.Writer) {
 				float64(e.InputBytes)/1e6/run.Wall.Seconds(), run.Wall.Seconds()/e.Runs[0].Wall.Seconds(), float64(run.FileBytes)/float64(e.Docs), strings.ReplaceAll(run.Summary, "|", "\\|"))
 		}
 		fmt.Fprintln(w)
+		if len(e.Dedup) == 2 {
+			fmt.Fprintf(w, "`simidx dedup --pairs --format jsonl %s`, the whole job (a temporary index, its pairs), best of %d runs; with `--verify` the temporary index keeps the shingle sets and every candidate pair is checked against its exact Jaccard similarity. The baseline is the command without `--verify`.\n\n", filepath.Base(e.Corpus), e.Rounds)
+			fmt.Fprintln(w, "| flags | wall | ratio to the baseline's time | pairs |")
+			fmt.Fprintln(w, "|---|---|---|---|")
+			for _, run := range e.Dedup {
+				flags := run.Flags
+				if flags == "" {
+					flags = "(default: estimated similarity)"
+				}
+				fmt.Fprintf(w, "| %s | %s | %.2fx | %s |\n", flags, dur(run.Wall), run.Wall.Seconds()/e.Dedup[0].Wall.Seconds(), run.Summary)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	if len(r.ReadTree) > 0 {
+		writeReadTree(w, r.ReadTree)
 	}
 }
 

@@ -28,11 +28,15 @@ type e2eResult struct {
 	Docs       int
 	Rounds     int
 	Runs       []e2eRun
+	// Dedup are timed `simidx dedup --pairs` runs of the corpus: the
+	// defaults, then with --verify (exact similarities).
+	Dedup []e2eRun
 }
 
 // runE2E builds the simidx command and times `simidx index` on corpus,
-// without the MinHash layer and with the defaults (MinHash on), best of
-// rounds, a new index each time.
+// without the MinHash layer, with the defaults (MinHash on) and with the
+// shingle sets stored, then `simidx dedup --pairs` without and with
+// --verify, best of rounds, a new index each time.
 func runE2E(corpus string, rounds int) (*e2eResult, error) {
 	dir, err := os.MkdirTemp("", "simidx-e2e")
 	if err != nil {
@@ -61,7 +65,7 @@ func runE2E(corpus string, rounds int) (*e2eResult, error) {
 	for _, d := range docs {
 		res.TextBytes += int64(len(d.Text))
 	}
-	for _, flags := range [][]string{{"--no-minhash"}, nil} {
+	for _, flags := range [][]string{{"--no-minhash"}, nil, {"--store-shingles"}} {
 		run := e2eRun{Flags: strings.Join(flags, " ")}
 		for r := range rounds {
 			db := filepath.Join(dir, "e2e.simidx")
@@ -80,11 +84,34 @@ func runE2E(corpus string, rounds int) (*e2eResult, error) {
 				if st, err := os.Stat(db); err == nil {
 					run.FileBytes = st.Size()
 				}
-				lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-				run.Summary = lines[len(lines)-1]
+				// The summary line (other lines may follow it: the
+				// documents without words, for one).
+				for _, l := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+					if strings.HasPrefix(l, "indexed ") {
+						run.Summary = l
+					}
+				}
 			}
 		}
 		res.Runs = append(res.Runs, run)
+	}
+	for _, flags := range [][]string{nil, {"--verify"}} {
+		run := e2eRun{Flags: strings.Join(flags, " ")}
+		for r := range rounds {
+			args := append([]string{"dedup", "--pairs", "--format", "jsonl"}, flags...)
+			cmd := exec.Command(bin, append(args, corpus)...)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			t := time.Now()
+			if err := cmd.Run(); err != nil {
+				return nil, fmt.Errorf("e2e: simidx %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+			}
+			if wall := time.Since(t); r == 0 || wall < run.Wall {
+				run.Wall = wall
+				run.Summary = fmt.Sprintf("%d pairs", bytes.Count(stdout.Bytes(), []byte("\n")))
+			}
+		}
+		res.Dedup = append(res.Dedup, run)
 	}
 	return res, nil
 }
@@ -102,6 +129,9 @@ func e2eMain(args []string) error {
 		return err
 	}
 	fmt.Printf("machine: %s\n", machine())
+	for _, run := range r.Dedup {
+		fmt.Printf("simidx dedup --pairs %s: %.2fs, %s\n", run.Flags, run.Wall.Seconds(), run.Summary)
+	}
 	for _, run := range r.Runs {
 		fmt.Printf("simidx index %s: %d documents, %.1f MB of text in %.2fs: %.1f MB/s of text, %.1f MB/s of JSONL; index %.1f bytes/doc\n  (%s)\n",
 			run.Flags, r.Docs, float64(r.TextBytes)/1e6, run.Wall.Seconds(), float64(r.TextBytes)/1e6/run.Wall.Seconds(),

@@ -40,6 +40,9 @@ type methodSpec struct {
 	// each, 0 meaning the default (nil options: the index's own rule); nil
 	// means one run with nil options.
 	Sims []float64
+	// Verify runs Pairs with QueryOptions.Verify: exact similarities from
+	// the stored shingle sets (Settings.StoreShingles).
+	Verify bool
 }
 
 // methodSpecs are the methods compared, each with its defaults except
@@ -47,6 +50,7 @@ type methodSpec struct {
 var methodSpecs = []methodSpec{
 	{Name: "simhash + MinHash (default)", Settings: index.Settings{}, Sims: []float64{0, 0.8}},
 	{Name: "simhash + MinHash, 2 of 14 bands", Settings: index.Settings{MinBands: 2}, Sims: []float64{0.6, 0.8}},
+	{Name: "simhash + MinHash, verified", Settings: index.Settings{StoreShingles: true}, Sims: []float64{0, 0.8}, Verify: true},
 	{Name: noMinHashMethod, Settings: index.Settings{NoMinHash: true}},
 	{Name: "nshash", Settings: index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}},
 	{Name: "short", Settings: index.Settings{Text: index.TextSettings{Method: index.MethodShort}}},
@@ -74,6 +78,11 @@ type methodRun struct {
 	Stopped     bool // Pairs stopped at maxMethodPairs: Res is not a score
 	EmptyFP     int  // documents whose fingerprint is that of an empty text
 	Res         methodResult
+	// T is the run's similarity threshold (0: none, the fingerprint or
+	// the method's rule), and UnderT the reported pairs whose exact
+	// Jaccard similarity is below it.
+	T      float64
+	UnderT int
 }
 
 // methodsCorpus is the comparison on one corpus.
@@ -182,7 +191,7 @@ func runMethod(m methodSpec, path string, c *corpusTruth) ([]methodRun, error) {
 	}
 	var out []methodRun
 	for _, sim := range sims {
-		opts := &index.QueryOptions{MinSimilarity: sim, Limit: maxMethodPairs + 1}
+		opts := &index.QueryOptions{MinSimilarity: sim, Limit: maxMethodPairs + 1, Verify: m.Verify}
 		param := fmt.Sprintf("k=%d", indexK)
 		switch {
 		case m.Settings.Text.Method.IsSet():
@@ -197,8 +206,21 @@ func runMethod(m methodSpec, path string, c *corpusTruth) ([]methodRun, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, methodRun{Method: m.Name, Param: param, Load: load, BytesPerDoc: st.BytesPerDoc, PairsTime: d,
-			Stopped: sc.n > maxMethodPairs, EmptyFP: emptyN, Res: sc.result(m.Name, param)})
+		run := methodRun{Method: m.Name, Param: param, Load: load, BytesPerDoc: st.BytesPerDoc, PairsTime: d,
+			Stopped: sc.n > maxMethodPairs, EmptyFP: emptyN, Res: sc.result(m.Name, param)}
+		if m.Sims != nil {
+			run.T = sim
+			if sim == 0 {
+				run.T = index.DefaultMinSimilarity
+			}
+			run.UnderT = sc.below // below the truth's floor, so below T
+			for p := range sc.found {
+				if c.Truth[p] < run.T-1e-12 {
+					run.UnderT++
+				}
+			}
+		}
+		out = append(out, run)
 	}
 	return out, nil
 }
@@ -308,6 +330,30 @@ func writeMethods(w io.Writer, res []*methodsCorpus) {
 		fmt.Fprintf(w, "| %s | %s |", run.Method, run.Param)
 		for _, c := range res {
 			fmt.Fprintf(w, " %s |", hiCell(c.Runs[i]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Pairs reported below their own threshold: of the pairs a run with a similarity threshold t reports, those whose exact Jaccard similarity (the ground truth) is below t, and their share. The MinHash estimate puts pairs near t on either side of it; `Verify` (`--verify`) compares the exact similarity instead.")
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "| method | param |")
+	for _, c := range res {
+		fmt.Fprintf(w, " %s |", c.Spec.Name)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "|---|---|")
+	for range res {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for i, run := range res[0].Runs {
+		if run.T == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s |", run.Method, run.Param)
+		for _, c := range res {
+			r := c.Runs[i]
+			fmt.Fprintf(w, " %d of %d (%s) |", r.UnderT, r.Res.Reported, ratio(r.UnderT, r.Res.Reported))
 		}
 		fmt.Fprintln(w)
 	}

@@ -80,5 +80,6 @@ func (x *Index) putShingles(tx *bolt.Tx, n uint32, r *record) error {
 	if r == nil || !r.text {
 		return b.Delete(docKey(n))
 	}
+	b.FillPercent = 1.0 // new documents are appended: full pages
 	return b.Put(docKey(n), appendShingleSet(nil, r.shingles))
 }
