@@ -30,6 +30,13 @@ type Index struct {
 	closed atomic.Bool
 	pool   sync.Pool // *analyzer
 
+	// faulted is set when a fault (a damaged or truncated file) stopped
+	// bbolt as it began or ended a transaction, outside the transaction's
+	// function: bbolt may then hold its locks for good, and every later
+	// transaction, and bbolt's Close, would wait for them forever. The
+	// methods then fail with ErrCorrupt at once (see transactionFault).
+	faulted atomic.Bool
+
 	// filter is the band filter of Options.BandFilter, nil without it
 	// and while a Load writes.
 	filter    atomic.Pointer[bandFilter]
@@ -112,12 +119,22 @@ func (x *Index) Sync() error {
 // the file return ErrClosed (Path, Settings, Len, Probe, ProbeFingerprint
 // and Matcher, which do not, still answer); Close itself may be called
 // more than once.
+//
+// On an index where a fault left bbolt's locks held (see faulted), Close
+// does not wait for them: it returns an error wrapping ErrCorrupt, and the
+// file stays mapped, open and locked until the process exits.
 func (x *Index) Close() error {
 	if x.closed.Swap(true) {
 		return nil
 	}
+	if x.faulted.Load() {
+		return errFaulted
+	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
+	if x.faulted.Load() { // a writer that held wmu met the fault
+		return errFaulted
+	}
 	err := x.db.Close() // waits for the read transactions
 	// No reader uses the table mirrors now, nor will: their memory goes.
 	x.readers.Lock()
@@ -134,12 +151,18 @@ func (x *Index) checkOpen() error {
 	if x.closed.Load() {
 		return ErrClosed
 	}
+	if x.faulted.Load() {
+		return errFaulted
+	}
 	return nil
 }
 
 func (x *Index) checkWritable() error {
 	if x.closed.Load() {
 		return ErrClosed
+	}
+	if x.faulted.Load() {
+		return errFaulted
 	}
 	if x.readOnly {
 		return ErrReadOnly
@@ -163,16 +186,36 @@ func boltErr(err error) error {
 // page number panics instead of crashing the process. A panic of the caller's own function
 // (userPanic) goes on as it began. bbolt rolls the transaction back as the
 // panic passes through it.
-func recoverCorrupt(err *error) {
+//
+// tx is the transaction as fn received it, nil if the panic came before
+// (see transactionFault).
+func (x *Index) recoverCorrupt(err *error, tx **bolt.Tx) {
 	r := recover()
 	if r == nil {
 		return
 	}
+	x.transactionFault(*tx)
 	if u, ok := r.(userPanic); ok {
 		panic(u.v)
 	}
 	*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
 }
+
+// transactionFault marks x as faulted when a panic left the transaction
+// tx open: one that stopped bbolt as it began the transaction (tx nil:
+// bbolt reads the meta page holding its locks) or as it rolled it back.
+// bbolt closes a transaction, and releases its locks, last; a closed
+// transaction has no DB. A panic inside fn leaves none open: bbolt rolls
+// the transaction back as the panic passes through it.
+func (x *Index) transactionFault(tx *bolt.Tx) {
+	if tx == nil || tx.DB() != nil {
+		x.faulted.Store(true)
+	}
+}
+
+// errFaulted is the error of every method of an index after a fault left
+// bbolt's locks held (see Index.faulted).
+var errFaulted = fmt.Errorf("%w: a damaged or truncated file stopped a transaction half-way; reopen the index after repairing it", ErrCorrupt)
 
 // userPanic carries a panic of a caller's function, called inside a
 // transaction, through recoverCorrupt.
@@ -191,7 +234,14 @@ func callUser[T any](fn func(T) error, v T) error {
 // update runs fn in a write transaction, a panic in it (a damaged file)
 // returned as ErrCorrupt; see recoverCorrupt.
 func (x *Index) update(fn func(*bolt.Tx) error) (err error) {
-	defer recoverCorrupt(&err)
+	if x.faulted.Load() {
+		return errFaulted
+	}
+	var tx *bolt.Tx
+	defer x.recoverCorrupt(&err, &tx)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return x.db.Update(fn)
+	return x.db.Update(func(t *bolt.Tx) error {
+		tx = t
+		return fn(t)
+	})
 }

@@ -102,24 +102,33 @@ func Open(path string, opts *Options) (*Index, error) {
 	}
 	x := &Index{db: db, path: path, readOnly: opts.ReadOnly, recentMax: opts.RecentBands}
 	if err := x.init(want, opts.Settings); err != nil {
-		db.Close()
+		x.abandon()
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	if opts.BandFilter {
 		x.useFilter = true
 		if err := x.rebuildBandFilter(0); err != nil {
-			db.Close()
+			x.abandon()
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
 	}
 	if opts.TableMirror {
 		x.useMirror = true
 		if err := x.rebuildTableMirror(); err != nil {
-			db.Close()
+			x.abandon()
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
 	}
 	return x, nil
+}
+
+// abandon closes the database of an x that failed to open, unless a fault
+// left bbolt's locks held (see Index.faulted): bbolt's Close would wait for
+// them forever, and the file then stays open until the process exits.
+func (x *Index) abandon() {
+	if !x.faulted.Load() {
+		x.db.Close()
+	}
 }
 
 // checkFile validates the bbolt meta pages of an existing file before
@@ -253,16 +262,21 @@ type persisted struct {
 }
 
 // init reads (or, for a new file, writes) the meta bucket and prepares x.
+// A panic of bbolt (a damaged page: the meta pages passed checkFile) is
+// returned as ErrCorrupt.
 func (x *Index) init(want Settings, given *Settings) (err error) {
+	var tx *bolt.Tx // the transaction begun, for transactionFault
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %v", ErrNotIndex, r)
+			x.transactionFault(tx)
+			err = fmt.Errorf("%w: %v", ErrCorrupt, r)
 		}
 	}()
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var st Settings
 	var fresh bool
-	read := func(tx *bolt.Tx) error {
+	read := func(t *bolt.Tx) error {
+		tx = t
 		mb := tx.Bucket(bucketMeta)
 		if mb == nil {
 			empty := true

@@ -149,11 +149,18 @@ func (x *Index) recentLevels() levels {
 // view runs fn in a read transaction, with x.readers held (read) so that
 // the recent band levels fn may use outlive it.
 func (x *Index) view(fn func(*bolt.Tx) error) (err error) {
+	if x.faulted.Load() {
+		return errFaulted
+	}
 	x.readers.RLock()
 	defer x.readers.RUnlock()
-	defer recoverCorrupt(&err)
+	var tx *bolt.Tx
+	defer x.recoverCorrupt(&err, &tx)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return x.db.View(fn)
+	return x.db.View(func(t *bolt.Tx) error {
+		tx = t
+		return fn(t)
+	})
 }
 
 // viewBegunHook, set by tests, runs in viewFiltered as soon as the
@@ -172,12 +179,17 @@ var viewBegunHook func()
 // transaction begins: the same one both times was current in between;
 // else (a rebuild, rare) fn gets nil. Cost: two atomic loads.
 func (x *Index) viewFiltered(fn func(*bolt.Tx, *bandFilter) error) (err error) {
+	if x.faulted.Load() {
+		return errFaulted
+	}
 	x.readers.RLock()
 	defer x.readers.RUnlock()
-	defer recoverCorrupt(&err)
+	var began *bolt.Tx
+	defer x.recoverCorrupt(&err, &began)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	before := x.filter.Load()
 	return x.db.View(func(tx *bolt.Tx) error {
+		began = tx
 		if viewBegunHook != nil {
 			viewBegunHook()
 		}

@@ -69,7 +69,7 @@ Example:
 		sf.addTextFlags(fs)
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(); err != nil {
+			if err := out.check(db); err != nil {
 				return err
 			}
 			if err := in.check(); err != nil {

@@ -85,7 +85,7 @@ Example:
 		sf.addTextFlags(fs)
 		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(); err != nil {
+			if err := out.check(db); err != nil {
 				return err
 			}
 			if err := in.check(); err != nil {
@@ -213,6 +213,13 @@ Example:
 						con.message("simidx dedup: interrupted; nothing reported")
 					}
 					return errInterrupted
+				}
+				if r.docs.Load() == 0 {
+					if db == "" {
+						con.message("simidx dedup: %s; nothing to deduplicate", noDocuments(r))
+					} else {
+						con.message("simidx dedup: %s; nothing added to %s", noDocuments(r), db)
+					}
 				}
 			}
 			defer x.Close()

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -16,9 +17,10 @@ var deleteCommand = &command{
 	args:  "--db PATH ID...",
 	short: "remove documents from an index",
 	long: `Delete removes the documents with the given IDs from the index at --db, in one
-atomic transaction. An ID of - reads IDs from standard input, one per line.
-IDs that are not in the index are counted and skipped; a line on standard
-error says how many documents were deleted.
+atomic transaction. An ID of - reads IDs from standard input, one per line;
+a line longer than an ID can be (512 bytes) is reported by its number and
+skipped. IDs that are not in the index are counted and skipped; a line on
+standard error says how many documents were deleted.
 
 Example:
 
@@ -39,19 +41,18 @@ Example:
 				return usagef("no ID given (IDs as arguments, or - to read them from standard input)")
 			}
 			var ids []string
+			con := &console{w: e.stderr, cmd: "delete"}
+			long := 0
 			for _, a := range args {
 				if a != "-" {
 					ids = append(ids, a)
 					continue
 				}
-				sc := bufio.NewScanner(e.stdin)
-				sc.Buffer(make([]byte, 64<<10), index.MaxIDLen+16)
-				for sc.Scan() {
-					if id := strings.TrimRight(sc.Text(), "\r"); id != "" {
-						ids = append(ids, id)
-					}
-				}
-				if err := sc.Err(); err != nil {
+				var err error
+				var n int
+				ids, n, err = readIDs(ids, e.stdin, con)
+				long += n
+				if err != nil {
 					return fmt.Errorf("reading IDs from standard input: %v", err)
 				}
 			}
@@ -73,9 +74,40 @@ Example:
 				if miss := len(ids) - n; miss > 0 {
 					fmt.Fprintf(e.stderr, " (%d not in the index)", miss)
 				}
+				if long > 0 {
+					fmt.Fprintf(e.stderr, "; %d %s longer than an ID skipped", long, plural(int64(long), "line", "lines"))
+				}
 				fmt.Fprintln(e.stderr)
 			}
 			return nil
 		}
 	},
+}
+
+// readIDs appends to ids the IDs read from rd, one a line (a trailing
+// carriage return dropped, blank lines skipped), and returns how many
+// lines were longer than an ID can be (index.MaxIDLen bytes): each is
+// reported by its line number on con and skipped without being held in
+// memory, and reading goes on.
+func readIDs(ids []string, rd io.Reader, con *console) ([]string, int, error) {
+	br := bufio.NewReaderSize(rd, 64<<10)
+	long := 0
+	for n := 1; ; n++ {
+		line, tooLong, read, err := readLine(br, index.MaxIDLen+len("\r\n"))
+		if tooLong {
+			long++
+			if err == nil {
+				read-- // the newline
+			}
+			con.printf("standard input:%d: line of %d bytes, longer than an ID (at most %d bytes), skipped", n, read, index.MaxIDLen)
+		} else if id := strings.TrimRight(string(line), "\r\n"); id != "" {
+			ids = append(ids, id)
+		}
+		if err == io.EOF {
+			return ids, long, nil
+		}
+		if err != nil {
+			return ids, long, err
+		}
+	}
 }

@@ -34,6 +34,9 @@ being the last word. With auto, files named *.jsonl or *.ndjson are JSON
 lines, standard input is JSON lines if it starts with '{', and anything else
 is one document.
 
+When nothing is read (an empty standard input, an empty directory), nothing
+is added, a new index is not created, and a line says so.
+
 A document whose ID is already stored replaces it. Binary files (holding a
 NUL byte) are reported, skipped and counted; files that cannot be read are reported and
 counted, and indexing goes on (the exit status is then 1). Documents are
@@ -81,6 +84,8 @@ Example:
 			if err != nil {
 				return err
 			}
+			_, statErr := os.Stat(db)
+			created := errors.Is(statErr, os.ErrNotExist)
 			x, err := openCreate(db, s, index.Options{NoSync: noSync})
 			if err != nil {
 				return err
@@ -92,6 +97,18 @@ Example:
 			if errors.Is(err, errInterrupted) {
 				con.message("simidx index: interrupted; committed %d documents to %s, which is consistent; run the command again to add the rest",
 					res.stats.Committed, db)
+				return err
+			}
+			if r.docs.Load() == 0 && res.stats.Committed == 0 {
+				// Nothing read adds nothing, not even a new index.
+				if created {
+					if rerr := os.Remove(db); rerr != nil && err == nil {
+						err = rerr
+					}
+					con.message("simidx index: %s; %s not created", noDocuments(r), db)
+				} else {
+					con.message("simidx index: %s; nothing added to %s", noDocuments(r), db)
+				}
 			}
 			return err
 		}
@@ -155,6 +172,14 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 		return res, fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))
 	}
 	return res, nil
+}
+
+// noDocuments says that r read no document, and why when it knows.
+func noDocuments(r *reader) string {
+	if r.emptyStdin.Load() {
+		return "no documents read (standard input was empty)"
+	}
+	return "no documents read"
 }
 
 // maxNamed is how many documents a message names before it only counts

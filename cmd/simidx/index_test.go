@@ -121,7 +121,7 @@ func TestIndexFormats(t *testing.T) {
 		}
 		for _, want := range []string{
 			"docs.jsonl:4: field \"text\" is not a string",
-			"docs.jsonl:5: not a JSON object",
+			"docs.jsonl:5: invalid JSON: invalid character",
 			"docs.jsonl:6: field \"id\" holds the lone UTF-16 surrogate \\ud800",
 			"indexed 2 documents",
 			"3 skipped (3 invalid)",

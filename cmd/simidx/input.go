@@ -183,6 +183,7 @@ type reader struct {
 	invalid    atomic.Int64 // lines or files skipped as invalid (bad JSON, too large, ...)
 	renamed    atomic.Int64 // documents whose repeated ID was made unique (unique)
 	loops      atomic.Int64 // symbolic link loops (--follow)
+	emptyStdin atomic.Bool  // with store, standard input read as one document was empty
 
 	// Left out by the selection rules, not problems.
 	hidden   atomic.Int64 // hidden files and directories
@@ -593,6 +594,12 @@ func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(in
 	if err != nil {
 		return true, err
 	}
+	if len(text) == 0 && in.path == "" && !in.member && r.store {
+		// An empty or closed standard input read nothing: no document
+		// to store (an empty file is one, which matches nothing).
+		r.emptyStdin.Store(true)
+		return true, nil
+	}
 	if len(text) > index.MaxDocSize {
 		// The rest is not read: a file's size counts as read, and a
 		// stream (a pipe, a device, a compressed file) is left.
@@ -773,7 +780,7 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 	default: // inputJSONL
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(line, &obj); err != nil {
-			return bad("not a JSON object: %v", err)
+			return bad("%s", jsonLineProblem(err))
 		}
 		rawID, ok := obj[r.flags.idField]
 		if !ok {
@@ -809,6 +816,20 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 		}
 		return index.Doc{ID: id, Text: []byte(text)}, true
 	}
+}
+
+// jsonLineProblem says why a line of JSON lines could not be decoded
+// into an object: invalid JSON (nested too deep among it: encoding/json
+// gives up past 10,000 levels), or valid JSON that is not an object.
+func jsonLineProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te):
+		return fmt.Sprintf("not a JSON object but a JSON %s", te.Value)
+	case strings.Contains(err.Error(), "exceeded max depth"):
+		return "invalid JSON: nested more than 10000 levels deep"
+	}
+	return fmt.Sprintf("invalid JSON: %v", strings.TrimPrefix(err.Error(), "json: "))
 }
 
 // idProblem says why an index would refuse the ID of a document to store

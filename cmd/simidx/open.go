@@ -65,7 +65,9 @@ func openCreate(path string, s *index.Settings, o index.Options) (*index.Index, 
 func openError(path string, err error, created bool) error {
 	switch {
 	case errors.Is(err, index.ErrLocked):
-		return fmt.Errorf("%s is in use by another simidx process; wait for it to finish, or query a copy", path)
+		return fmt.Errorf("%s is in use by another simidx process; wait for it to finish, or make a consistent copy with simidx backup --db %s COPY and use the copy", path, path)
+	case errors.Is(err, index.ErrCorrupt):
+		return fmt.Errorf("%s is a damaged simidx index (%v); restore it from a backup (simidx backup), or build it again with simidx index", path, err)
 	case errors.Is(err, index.ErrNotIndex):
 		return fmt.Errorf("%s is not a simidx index (%v); give the path of an index made by simidx index, or a new path to create one", path, err)
 	case errors.Is(err, index.ErrVersion):

@@ -36,7 +36,7 @@ Example:
 		fs.BoolVar(&check, "check", false, "verify the index (reads all of it)")
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(); err != nil {
+			if err := out.check(db); err != nil {
 				return err
 			}
 			if len(args) > 0 {
