@@ -52,4 +52,8 @@ var (
 
 	// ErrClosed means the index has been closed.
 	ErrClosed = errors.New("index is closed")
+
+	// ErrChanged means a commit was made to the index file while CopyFile
+	// copied it: the copy may mix two commits.
+	ErrChanged = errors.New("index changed while it was copied")
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"runtime/debug"
@@ -140,48 +139,15 @@ func checkFile(path string, size int64) error {
 		return err
 	}
 	defer f.Close()
-	var buf [64 + 16]byte
-	type metaPage struct {
-		pgid, txid, freelist uint64 // high water mark, transaction, freelist page
-		pageSize             uint32
-		ok                   bool
+	cur, err := lastMeta(f)
+	if err != nil {
+		return err
 	}
-	meta := func(off int64) metaPage {
-		if _, err := f.ReadAt(buf[:], off); err != nil {
-			return metaPage{}
-		}
-		m := buf[16:]
-		le := binary.LittleEndian
-		h := fnv.New64a()
-		h.Write(m[:56])
-		if le.Uint32(m[0:]) != 0xED0CDAED || le.Uint32(m[4:]) != 2 || le.Uint64(m[56:]) != h.Sum64() {
-			return metaPage{}
-		}
-		return metaPage{pgid: le.Uint64(m[40:]), txid: le.Uint64(m[48:]), freelist: le.Uint64(m[32:]), pageSize: le.Uint32(m[8:]), ok: true}
-	}
-	m0 := meta(0)
-	ps := m0.pageSize
-	if !m0.ok {
-		ps = uint32(os.Getpagesize())
-	}
-	if ps < 512 || ps > 1<<20 {
-		return fmt.Errorf("%w: bad page size %d", ErrNotIndex, ps)
-	}
-	m1 := meta(int64(ps))
-	var cur metaPage
-	switch {
-	case m0.ok && (!m1.ok || m0.txid >= m1.txid):
-		cur = m0
-	case m1.ok:
-		cur = m1
-	default:
-		return fmt.Errorf("%w: no valid bbolt meta page", ErrNotIndex)
-	}
-	pgid := cur.pgid
-	if need := pgid * uint64(ps); need > uint64(size) {
+	ps, pgid := uint64(cur.pageSize), cur.pgid
+	if need := pgid * ps; need > uint64(size) {
 		return fmt.Errorf("%w: truncated: %d bytes, needs %d", ErrNotIndex, size, need)
 	}
-	return checkFreelist(f, cur.freelist, pgid, uint64(ps))
+	return checkFreelist(f, cur.freelist, pgid, ps)
 }
 
 // checkFreelist validates the freelist page of a bbolt file whose meta

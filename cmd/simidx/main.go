@@ -12,6 +12,7 @@
 //	fingerprint  print the 64-bit simhash of documents, like md5sum
 //	delete       remove documents from an index
 //	stats        describe an index
+//	backup       write a consistent copy of an index, also while it is in use
 //	serve        answer near-duplicate checks and adds over HTTP
 //	bench        measure recall versus Hamming distance on your own documents
 //	version      print the version
@@ -87,6 +88,7 @@ func init() {
 		compareCommand,
 		deleteCommand,
 		statsCommand,
+		backupCommand,
 		serveCommand,
 		benchCommand,
 		versionCommand,
