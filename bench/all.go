@@ -48,8 +48,13 @@ type report struct {
 	ByK      []*indexResult // cost of the index by k at one N
 	E2E      *e2eResult
 	ReadTree []readTreeRow
-	Steps    []string // what ran and how long it took
-	Wall     time.Duration
+	GoBench  []goBenchResult // Go benchmarks of the root module
+	// GoBenchMissing are the titles of the Go benchmarks that matched
+	// nothing in this tree.
+	GoBenchMissing []string
+	GoBenchCount   int
+	Steps          []string // what ran and how long it took
+	Wall           time.Duration
 }
 
 func allMain(args []string) error {
@@ -202,6 +207,17 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 			return nil, err
 		}
 	}
+	r.GoBenchCount = 3
+	if cfg.Quick {
+		r.GoBenchCount = 1
+	}
+	if err := step("Go benchmarks", func() error {
+		var err error
+		r.GoBench, r.GoBenchMissing, err = runGoBenches(r.GoBenchCount, cfg.Quick, logw)
+		return err
+	}); err != nil {
+		return nil, err
+	}
 	for _, n := range cfg.Sizes {
 		if err := step(fmt.Sprintf("index N=%d", n), func() error {
 			brute := 300
@@ -296,6 +312,8 @@ func findParam(ms []methodResult, param string) (methodResult, bool) {
 	return methodResult{}, false
 }
 
+// targetF1 is the accuracy the defaults are held to: F1 for the pairs
+// with J >= 0.8 on spamassassin-body.
 const targetF1 = 0.95
 
 func (r *report) markdown(w io.Writer) {
@@ -311,6 +329,9 @@ func (r *report) markdown(w io.Writer) {
 	}
 	if len(r.Missing) > 0 {
 		fmt.Fprintf(w, "- corpora not found, their sections left out: %s\n", strings.Join(r.Missing, ", "))
+	}
+	if len(r.GoBenchMissing) > 0 {
+		fmt.Fprintf(w, "- Go benchmarks not found in this tree, left out: %s\n", strings.Join(r.GoBenchMissing, "; "))
 	}
 	fmt.Fprintln(w, "- timings are wall-clock on a shared machine; every speed figure stands beside its baseline measured in the same run, and the ratio is the figure to read")
 	fmt.Fprintln(w)
@@ -333,6 +354,7 @@ func (r *report) markdown(w io.Writer) {
 	}
 	r.writePlanted(w)
 	r.writeSpeed(w)
+	writeGoBenches(w, r.GoBench, r.GoBenchCount, r.Cfg.Quick)
 	writeServeNote(w)
 	r.writeFeatures(w)
 }
@@ -341,69 +363,20 @@ func (r *report) markdown(w io.Writer) {
 // (and too much of the machine) to run with the other subcommands.
 const serveNote = `### simidx serve under load
 
-The load test of the HTTP server (subcommand ` + "`serve`" + `: a million documents,
-concurrent clients on loopback, queries, durable adds and a mix, closed loops or a fixed
-rate) is run on its own; its figures and commands are in
-[docs/server.md](server.md#figures). On the 2-core VM, with 12 clients, on
-2026-11-24 and 2026-11-25 (eleven runs, its disk syncing in about 0.3 ms): 21,500 to 33,600
-queries a second at a p99 of 1.8 to 3.8 ms, 8,200 to 11,700 durable adds a second at a
-p99 of 4.6 to 6.5 ms, and in the mixed phase (a fifth of the requests adds) adds at a
-p99 of 4.2 to 7.6 ms; on the index of a million texts 28,000 to 29,400 queries and 9,700
-to 10,700 adds a second, and 8,787 adds a second over 90 seconds through several merges.
-On slower days
-of the VM: 15,600 to 23,400 queries a second at a p99 of 3.5 to 5.1 ms, 5,100 to 6,700
-durable adds a second at a p99 of 7.2 to 9.5 ms, and mixed-phase adds at a p99 of 9.6 to
-16.1 ms (the highest while a merge of the in-memory levels runs); the VM's speed drifts
-by up to a third from one hour to the next. On an index of a million texts, with the exact keys of new texts in the band level
-(schema 4): 5,360 and 5,457 durable adds a second at a p99 of 10.1 and 10.7 ms, against
-4,600 and 4,947 at 17.0 and 15.0 ms before, in alternating 30-second add phases. The
-copy of the permuted tables in memory (Options.TableMirror): 19,788 queries a second on
-average against 18,851 over seven alternating pairs of 15-second query phases. The band filter sized by the keys the index
-holds (340 KB instead of 34 MB for this index of a million fingerprints and 10,000 texts)
-and one lookup of the in-memory levels for all of a query's bands: 18,357 queries a
-second on average against 17,556 over seven alternating pairs of 15-second query phases.
+The load test of the HTTP server is not part of this run: it builds an index of a million
+documents and keeps every core busy for minutes, so it is run on its own, with nothing else
+on the machine:
 
-The journal's zeros ahead of the appends, in alternating 15-second add phases
-(` + "`go run . serve -n 1000000 -clients 12 -duration 15s -phases add -wrk=false`" + `, two
-pairs): a group commit 0.74 to 0.75 ms against 0.99 to 1.06 ms without them, 5,600 to
-5,700 durable adds a second against 4,200 to 5,000. The fsync probe
-(` + "`go run . fsync -busy N`" + `: a 700-byte append and an fdatasync in a loop, N busy threads alongside): a p99
-of 0.58 to 0.59 ms alone and of 6.1 to 10.2 ms with three busy threads.
+` + "```" + `
+cd bench && go run . serve -n 1000000 -clients 12 -duration 20s -phases query,add,mixed -keep /tmp/serve.simidx
+` + "```" + `
 
-The query handler alone, without the network (parsing, the query on an index of 20,000
-texts, the answer, the metrics; ` + "`go test ./cmd/simidx -run XXX -bench ServeQuery -benchtime 3s -count 2`" + `): 14.3 to
-14.9 µs and 56 allocations a query, against 18.7 µs and 76 allocations when
-encoding/json read the request and wrote the answer. Reading a body of known length
-into one buffer of that length, instead of growing one with io.ReadAll: 54
-allocations and 3,859 bytes a query against 57 and 4,221, 16.3 to 16.5 µs against 16.9
-to 17.0 µs in alternating runs on a slower hour of the VM.
-
-The reading of an add body (` + "`go test ./cmd/simidx -run XXX -bench ParseDocs`" + `), its JSON, checks
-and the analysis of each text, which dominates: 9.5 to 11.0 µs and 14 allocations for one
-text of 30 to 80 words, 0.92 to 0.96 ms for a batch of 100, the field names decoded
-without an allocation (16 allocations a text when each name was allocated as a string:
-9.3 to 10.2 µs and 0.95 to 1.05 ms; two alternating runs on 2026-11-25).
-
-The overlay of pending adds (` + "`go test ./cmd/simidx -run XXX -bench Overlay`" + `): publishing a
-group of 5 adds 22 µs and 35 allocations with sorted arrays in its chunks, against 60 µs
-and 371 with Go maps; a query's look at 1,000 pending adds 1.5 µs against 1.7 µs.
-
-### Online adds and the in-memory levels
-
-Go benchmarks of package index, run on their own (` + "`go test ./index -run XXX -bench ...`" + `; see
-[docs/index.md](index.md#recent-band-postings-and-table-entries)):
-
-| benchmark | command | figure |
-|---|---|---|
-| commit of 1,000 texts, 100,000 fingerprints + 10,000 texts, no sync | ` + "`-bench 'AddText/minhash\\+filter$' -benchtime 40x`" + ` | 30-31 ms (47-52 ms before the table level) |
-| the same, analyzed beforehand (AddProbed, as simidx serve commits) | ` + "`-bench 'AddProbed/minhash\\+filter$' -benchtime 40x -count 2`" + ` | 24-27 ms (AddText 32-34 ms in the same run) |
-| synced commits of 1,000 texts through a whole merge, 1,000,000 fingerprints | ` + "`SIMIDX_BENCH_N=1000000 ... -bench AddTextMerge -benchtime 1x -count 2`" + ` | 151 commits, median 22-26 ms, slowest 259-315 ms (per commit 53.7 / 46.4 ms on average, against 70.0 / 58.7 ms with the band slices of a merge through the path of ordinary commits, alternating) |
-| QueryFingerprint, 100,000 fingerprints, all in the bucket / last eighth in the level | ` + "`-bench QueryFingerprint -count 3`" + ` | 3.3-3.6 µs / 4.6-4.8 µs |
-| QueryFingerprint, 100,000 fingerprints, in the bucket / in the level, with / without the recovery of a damaged page's panic in every transaction, four alternating runs | ` + "`go test -c` of each version, `-test.bench 'QueryFingerprint$'`" + ` | 3.1-3.5 / 3.1-3.8 µs, 3.8-5.4 / 4.0-5.5 µs |
-| Query of texts, half edited copies of the 10,000 texts (added online), 1,000,000 fingerprints, texts in the level / merged into the buckets | ` + "`SIMIDX_BENCH_N=1000000 ... -bench QueryEdited -count 2`" + ` | 17.1-17.2 µs / 17.8 µs |
-| QueryFingerprint of 20,000 exact copies, in the bucket / in the level | ` + "`-bench QueryCopies`" + ` | 33 ms / 39 ms |
-| Query of texts as above, texts in the level, without / with the table mirror (Options.TableMirror), three alternating runs | ` + "`SIMIDX_BENCH_N=1000000 ... -bench 'QueryEdited/level' -benchtime 3s`" + ` | 16.5-16.8 µs / 12.9-14.4 µs |
-| analysis of a text of 30 to 80 words (default settings), shingles sorted into a set first / as they come, three alternating runs | ` + "`-bench 'Analyze$' -benchtime 2s`" + ` | 6.5-6.6 µs / 5.0-5.1 µs |
+It starts ` + "`simidx serve`" + ` on a loopback port and measures queries, durable adds and a mix
+of both from concurrent clients (and with wrk, when it is installed), each phase beside the
+server's own latencies and the journal's and the index's commits of the same run;
+[docs/server.md](server.md#load-test) says what it measures, its flags, and what its figures
+depend on. ` + "`cd bench && go run . fsync -busy 3`" + ` measures the fdatasync of an append,
+alone and beside three busy threads, which bounds the durable adds.
 `
 
 func writeServeNote(w io.Writer) {
@@ -492,11 +465,11 @@ func (r *report) writeDefaults(w io.Writer) {
 		}
 		switch {
 		case k3.Hi.F1() >= targetF1:
-			verdict += fmt.Sprintf("; **contradicts it**: simhash alone reaches the issue's target F1 >= %.2f, so the layer's cost buys nothing the target asks for", targetF1)
+			verdict += fmt.Sprintf("; **contradicts it**: simhash alone reaches the target F1 >= %.2f, so the layer's cost buys nothing the target asks for", targetF1)
 		case on.Hi.F1() >= targetF1:
-			verdict += fmt.Sprintf("; supports it: only with the layer does the default reach the issue's target (F1 >= %.2f for J >= 0.8)", targetF1)
+			verdict += fmt.Sprintf("; supports it: only with the layer does the default reach the target (F1 >= %.2f for J >= 0.8)", targetF1)
 		default:
-			verdict += fmt.Sprintf("; **neither reaches the issue's target** F1 >= %.2f", targetF1)
+			verdict += fmt.Sprintf("; **neither reaches the target** F1 >= %.2f", targetF1)
 		}
 		if r.E2E != nil && len(r.E2E.Runs) >= 2 {
 			off, on := r.E2E.Runs[0], r.E2E.Runs[1]
@@ -569,7 +542,7 @@ func (r *report) writeTruth(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "The truth of each corpus is every pair of documents whose shingle sets have Jaccard similarity >= 0.5, found by the exact prefix-filter join `eval.Join` and cross-checked against brute force on a sample of 400 documents (half of them members of true pairs). Documents without a shingle are left out. The detectors use the default settings: simhash fingerprints of `index.NewFingerprinter(nil)`, a pair reported when within k bits (all pairs compared); the MinHash layer of the same default fingerprinter, a pair a candidate when the two share a band hash and reported when `shingle.Estimate` of their signatures reaches the threshold t. The rows *bands or k<=3* add, as the index's queries do, the pairs within 3 bits to the candidates: *minhash bands or k<=3 t=0.6* is the rule of the default index and query. The rows *simhash* are the rule of an index without the MinHash layer (`--no-minhash`).")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "How pairs count: the positives of the headline score are the pairs with J >= 0.8 (the issue's target class). A reported pair with J < 0.5 is a false positive; a reported pair with 0.5 <= J < 0.8 is neither rewarded nor punished (a grey zone: such pairs are near duplicates by a looser standard, and a detector tuned for 0.8 may report them). *F1 strict* counts them as false positives too. The J >= 0.5 scores take every pair of the truth as a positive. Recall per bin is the share of the true pairs of that bin reported.")
+	fmt.Fprintln(w, "How pairs count: the positives of the headline score are the pairs with J >= 0.8 (the target class). A reported pair with J < 0.5 is a false positive; a reported pair with 0.5 <= J < 0.8 is neither rewarded nor punished (a grey zone: such pairs are near duplicates by a looser standard, and a detector tuned for 0.8 may report them). *F1 strict* counts them as false positives too. The J >= 0.5 scores take every pair of the truth as a positive. Recall per bin is the share of the true pairs of that bin reported.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| corpus | shingles | docs | pairs J>=0.5 | per bin 0.5 / 0.6 / 0.7 / 0.8 / 0.9+ | simhash k=3: P / R / F1 (J>=0.8) | best simhash k (F1) | MinHash t=0.8: P / R / F1 | best MinHash t (F1) | bands or k<=3, best t (F1) |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
@@ -592,7 +565,7 @@ func (r *report) writeTruth(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if sa := r.truthOf("spamassassin-body"); sa != nil {
-		fmt.Fprintf(w, "**The issue's target** (F1 >= %.2f for J >= 0.8 on spamassassin-body with the default settings): ", targetF1)
+		fmt.Fprintf(w, "**The target** (F1 >= %.2f for J >= 0.8 on spamassassin-body with the default settings): ", targetF1)
 		var hits []string
 		for _, group := range [][]methodResult{sa.Simhash, sa.MinHash, sa.MinHashIdx} {
 			for _, m := range group {

@@ -275,7 +275,8 @@ func TestAllQuick(t *testing.T) {
 	}
 	for _, want := range []string{"## Defaults and the figures behind them", "## Ground truth on real corpora", "### spamassassin-body",
 		"## Recall versus distance on planted edits", "### Fingerprints", "### Index: queries, bulk load, Pairs",
-		"### simidx index end to end", "## Simhash feature choices", "corpora not found", "same pairs as the in-memory sort-based join"} {
+		"### simidx index end to end", "## Simhash feature choices", "corpora not found", "same pairs as the in-memory sort-based join",
+		"### Go benchmarks of the index and the server", "**QueryFingerprint: the table level.**", serveNote} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("benchmarks.md lacks %q", want)
 		}
@@ -301,8 +302,9 @@ func TestFsyncProbe(t *testing.T) {
 }
 
 // TestServeNoteInDocs checks that the committed docs/benchmarks.md carries
-// the current serveNote: the note is edited in bench/all.go, and only a
-// run of the whole harness rewrites the file.
+// the current serveNote, which says how to run the load test that all
+// leaves out: the note is edited in bench/all.go, and only a run of the
+// whole harness rewrites the file.
 func TestServeNoteInDocs(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join("..", "docs", "benchmarks.md"))
 	if err != nil {

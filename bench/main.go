@@ -8,6 +8,10 @@
 //	go run . planted -corpus FILE.jsonl [-unit words|chars] [-size 5] [-docs 200]
 //	go run . e2e -corpus FILE.jsonl [-rounds 2]
 //	go run . methods --corpora DIR [-max-docs N]
+//	go run . gobench [-count 3] [-quick]
+//	go run . scripts -corpora DIR
+//	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH]
+//	go run . fsync [-busy N] [-dir DIR]
 //	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
@@ -37,8 +41,20 @@
 // index built with index.Load, its pairs from index.Pairs scored against
 // the ground truth, with load and Pairs times.
 //
-// all: runs everything on the corpora of a directory and writes
-// docs/benchmarks.md and the SVG charts of docs/charts.
+// gobench: runs the Go benchmarks of the index and the server that the
+// report gives, and writes their section of the report.
+//
+// scripts: Chinese in its two scripts and Russian exact duplicates, on the
+// manual pages of the corpora directory.
+//
+// serve: the load test of simidx serve (docs/server.md, "Load test"); too
+// long for all, it is run on its own.
+//
+// fsync: a probe of the fdatasync of an append, alone and beside busy
+// threads, which bounds the durable adds of simidx serve.
+//
+// all: runs everything but serve and fsync on the corpora of a directory
+// and writes docs/benchmarks.md and the SVG charts of docs/charts.
 //
 // Corpora are JSONL files of {"id", "text"} objects, as written by
 // shared/corpora/fetch.sh.

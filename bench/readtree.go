@@ -28,13 +28,13 @@ func readTreeCommand(reads, count int) string {
 // runReadTree runs BenchmarkReadTree in the root module, count runs of
 // reads reads of each tree, and returns, per tree, the median run.
 func runReadTree(reads, count int) ([]readTreeRow, error) {
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/simidx/simidx").Output()
+	root, err := simidxRoot()
 	if err != nil {
-		return nil, fmt.Errorf("readtree: locating the simidx module: %w", err)
+		return nil, fmt.Errorf("readtree: %w", err)
 	}
 	cmd := exec.Command("go", "test", "./cmd/simidx", "-run", "^$", "-bench", "BenchmarkReadTree",
 		"-benchtime", fmt.Sprintf("%dx", reads), "-count", strconv.Itoa(count))
-	cmd.Dir = strings.TrimSpace(string(root))
+	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("readtree: %v\n%s", err, out)

@@ -57,7 +57,7 @@ var truthCorpora = []corpusSpec{
 // Thresholds of the evaluation.
 const (
 	truthFloor = 0.5 // the join's floor: every pair at or above is in the truth
-	positiveHi = 0.8 // the target class
+	positiveHi = 0.8 // the target class
 	maxK       = 8   // simhash distances evaluated: 0..maxK
 	indexK     = index.DefaultMaxDistance
 )
