@@ -39,10 +39,9 @@ const (
 
 	// seekCost is the cost of looking at one more table, in units of
 	// candidates checked; DesignFor trades tables against candidates with
-	// it. A table costs a B+tree descent per query (about 1.5us at 10^6
-	// documents, mostly cache misses), a group rewrite per online add and
-	// an entry per document on disk; a candidate costs a popcount over a
-	// packed entry (1-2ns).
+	// it. A table costs a B+tree descent per query (mostly cache misses at
+	// 10^6 documents), a group rewrite per online add and an entry per
+	// document on disk; a candidate costs a popcount over a packed entry.
 	seekCost = 256
 
 	// groupTarget is the mean number of entries per bbolt value DesignFor

@@ -98,12 +98,11 @@ type Options struct {
 	// and key; a merge rewrites each page once for all of them. Zero
 	// means the default: an eighth of the index, at least 65,536
 	// documents. The commit that passes the limit starts a merge (about
-	// a rewrite of the tables and band postings: tens of seconds for an
-	// index of a million texts), which the commits that follow run one
-	// slice each, a table or a band per slice, so that no commit waits
-	// for a whole merge. A negative value merges all of it after every
-	// commit. Open rebuilds the levels from the records (about 1 µs per
-	// document in them).
+	// a rewrite of the tables and band postings), which the commits that
+	// follow run one slice each, a table or a band per slice, so that no
+	// commit waits for a whole merge. A negative value merges all of it
+	// after every commit. Open rebuilds the levels from the records (a
+	// read of each record in them).
 	RecentBands int
 }
 

@@ -77,8 +77,8 @@ type Stats struct {
 }
 
 // Stats returns statistics of the index. It walks every page of the
-// tables (and of the set postings), so it costs a read of the index (about a second per 10^8 table
-// entries when cached).
+// tables (and of the set postings), so it costs a read of the index, in
+// time linear in its table entries.
 func (x *Index) Stats() (Stats, error) {
 	if err := x.checkOpen(); err != nil {
 		return Stats{}, err

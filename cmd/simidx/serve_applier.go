@@ -47,11 +47,10 @@ func (a *applier) wake() {
 
 func (a *applier) loop() {
 	defer close(a.done)
-	// The commits run at the priority of the requests. At a lower one
-	// (a thread at nice 10) a commit starved of CPU held up the requests
-	// that waited on it (for a lock of the store's, or for a collection
-	// to stop every thread): with 20% adds among queries, the server's
-	// p99 for queries was between 5 and 10 ms, and under 2.5 ms without.
+	// The commits run at the priority of the requests: at a lower one, a
+	// commit starved of CPU would hold up the requests that wait on it
+	// (for a lock of the store's, or for a collection to stop every
+	// thread).
 	t := time.NewTicker(a.s.lim.applyInterval)
 	defer t.Stop()
 	for {

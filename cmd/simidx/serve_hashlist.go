@@ -15,8 +15,8 @@ import (
 // slot's pairs, about two for hashes spread evenly, as these are, and
 // O(log n) however they fall, plus the copying of the numbers found. Building one from n pairs costs a sort, and
 // merging two a pass over both, with no hashing and a few allocations: far
-// less than the insertions of a Go map, which the writer of simidx serve
-// paid for every operation it published.
+// less than the insertions of a Go map would cost the writer of simidx
+// serve for every operation it publishes.
 //
 // The zero hashList is empty.
 type hashList struct {

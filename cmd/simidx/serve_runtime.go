@@ -18,18 +18,14 @@ const serveGCPercent = 400
 //   - One P more than GOMAXPROCS: the background commits to the index
 //     (applier.loop) hold a P for tenths of a second at a time, much of it
 //     waiting on page faults of the mapped file that do not release the
-//     P; the extra P keeps one P per CPU for requests. With 12 clients
-//     adding documents on the 2-core machine of docs/server.md, durable
-//     adds were 5,500 to 5,800 a second with it and 4,500 to 5,000 with
-//     GOMAXPROCS=2 in the environment.
+//     P; the extra P keeps one P per CPU for requests.
 //   - GOGC 400: the index is memory-mapped, not on the heap, so the live heap
 //     is small and the default GOGC (100) collects after every few MB of
-//     allocation, which a large index commit makes in milliseconds. The
-//     heap may grow to five times its live size instead of twice.
+//     allocation, which a large index commit makes quickly. The heap may
+//     grow to five times its live size instead of twice.
 //
-// With 16 clients adding documents on the 2-core machine of
-// docs/server.md, the two raised durable adds from about 3,900/s at a
-// p99 of 20 ms to about 6,000/s at 10 ms (cd bench && go run . serve).
+// The load test of docs/server.md (cd bench && go run . serve) measures
+// their effect on durable adds.
 //
 // Servers running together in one process (tests) share one tuning: the
 // first sets it, the last to stop restores it.

@@ -47,8 +47,8 @@
 // is corruption, as is a bad batch in an older segment, a batch whose
 // checksums hold but whose records do not decode, and a sealed segment
 // missing between two others, or ending elsewhere than where the next
-// segment's first batch says it ended (when that segment was written in
-// the same session as it): Replay fails with an error wrapping ErrCorrupt, before it
+// segment's first batch says it ended (when both were written since the
+// same Open): Replay fails with an error wrapping ErrCorrupt, before it
 // passes on any record. Newer segments whose header never reached the disk
 // (a crash while the next segment was being created) hold nothing: Replay
 // gives them a fresh header.

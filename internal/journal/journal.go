@@ -48,10 +48,7 @@ type Journal struct {
 // Bounds of the zeros written ahead in a new segment. Appends that
 // overwrite them need no change of the file's size or blocks, so their
 // fdatasync flushes the data alone, without a commit of the file system's
-// own journal: on the 2-core VM of docs/server.md a group commit of
-// simidx serve (append and fdatasync) went from 0.99-1.06 to 0.74-0.75 ms
-// on average, and durable adds from 4,200-5,000 to 5,600-5,700 a second.
-// Appends past the zeros extend the file as before.
+// own journal. Appends past the zeros extend the file.
 const (
 	minPrealloc = 256 << 10
 	maxPrealloc = 64 << 20
