@@ -1,11 +1,9 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 
 	"github.com/simidx/simidx/index"
@@ -285,60 +283,70 @@ func hasSimilarity(x *index.Index, opts *index.QueryOptions) bool {
 }
 
 // reportPairs writes the pairs of x, sorted by their IDs; with a limit
-// above 0, only the first limit pairs of that order.
+// above 0, only the first limit pairs of that order. Memory is bounded
+// (see sortedPairs), the table's too: when the pairs do not fit in
+// memory, they are read twice, to measure the columns and to write them.
 func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit int, w *output) error {
-	// Index.Pairs stops at opts.Limit pairs in its own order: every pair
-	// is collected, sorted, and then cut.
-	all := *opts
-	all.Limit = 0
-	var ps []index.Pair
-	err := x.Pairs(ctx, &all, func(p index.Pair) error {
-		if p.A > p.B {
-			p.A, p.B = p.B, p.A
-		}
-		ps = append(ps, p)
-		return nil
-	})
+	return writePairs(ctx, x, opts, limit, runPairs, w)
+}
+
+// writePairs is reportPairs holding run pairs in memory.
+func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit, run int, w *output) error {
+	ps, err := sortedPairs(ctx, x, opts, limit, run)
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(ps, func(p, q index.Pair) int {
-		return cmp.Or(cmp.Compare(p.A, q.A), cmp.Compare(p.B, q.B))
-	})
-	if limit > 0 && len(ps) > limit {
-		ps = ps[:limit]
-	}
+	defer ps.close()
 	sim := hasSimilarity(x, opts)
 	if sim {
 		w.header("A", "B", "DISTANCE", "SIMILARITY", "EXACT")
 	} else {
 		w.header("A", "B", "DISTANCE", "EXACT")
 	}
-	for _, p := range ps {
+	// row returns the record of p, and its cells for a table.
+	row := func(p index.Pair) (pairRecord, []string) {
 		// A document added as a fingerprint has no similarity.
 		hasSim := sim && !fingerprintOnly(x, p.A, p.Similarity) && !fingerprintOnly(x, p.B, p.Similarity)
 		var exact *bool // known when both have text
 		if p.Exact || (!noText(x, p.A) && !noText(x, p.B)) {
 			exact = &p.Exact
 		}
-		switch {
-		case w.jsonl:
-			rec := pairRecord{A: p.A, B: p.B, Distance: p.Distance, Exact: exact}
-			if hasSim {
-				rec.Similarity = similarity(p.Similarity)
-			}
-			w.json(rec)
-		case sim:
+		rec := pairRecord{A: p.A, B: p.B, Distance: p.Distance, Exact: exact}
+		if hasSim {
+			rec.Similarity = similarity(p.Similarity)
+		}
+		if w.jsonl {
+			return rec, nil
+		}
+		cells := []string{cell(p.A), cell(p.B), strconv.Itoa(p.Distance)}
+		if sim {
 			s := "-"
 			if hasSim {
 				s = showSimilarity(p.Similarity)
 			}
-			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance), s, exactCell(exact))
-		default:
-			w.row(cell(p.A), cell(p.B), strconv.Itoa(p.Distance), exactCell(exact))
+			cells = append(cells, s)
+		}
+		return rec, append(cells, exactCell(exact))
+	}
+	if !w.jsonl && ps.spilled() {
+		err := ps.each(ctx, func(p index.Pair) error {
+			_, cells := row(p)
+			w.measure(cells...)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 	}
-	return nil
+	return ps.each(ctx, func(p index.Pair) error {
+		rec, cells := row(p)
+		if w.jsonl {
+			w.json(rec)
+		} else {
+			w.row(cells...)
+		}
+		return w.err
+	})
 }
 
 // reportClusters writes the clusters of x: for each, the member policy

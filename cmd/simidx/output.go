@@ -101,7 +101,7 @@ func (o *outputFlags) open(stdout io.Writer) (*output, error) {
 		out.enc = json.NewEncoder(out.buf)
 		out.enc.SetEscapeHTML(false)
 	} else {
-		out.tab = tabwriter.NewWriter(out.buf, 0, 8, 2, ' ', 0)
+		out.tab = tabwriter.NewWriter(out.buf, 0, 8, tabPadding, ' ', 0)
 	}
 	return out, nil
 }
@@ -114,7 +114,35 @@ type output struct {
 	enc   *json.Encoder
 	tab   *tabwriter.Writer
 	head  []string // the table header, until the first row writes it
-	err   error
+	// widths, once measure has seen every row, are the widths of the
+	// table's columns but the last, padding included: row then writes
+	// each line at once, aligned as tab aligns a whole table.
+	widths []int
+	err    error
+}
+
+// tabPadding is the padding of the table's columns (see open).
+const tabPadding = 2
+
+// measure takes the widths of a row that row will write later. Called
+// with every row of a table before the first is written, it makes row
+// write each line at once, aligned as the tabwriter aligns the whole
+// table, which it holds in memory until Close (the header included).
+// Nothing with JSON lines.
+func (o *output) measure(cols ...string) {
+	if o.jsonl {
+		return
+	}
+	if o.widths == nil && o.head != nil {
+		o.widths = make([]int, len(o.head)-1)
+		o.measure(o.head...)
+	}
+	for i, c := range cols[:len(cols)-1] {
+		for len(o.widths) <= i {
+			o.widths = append(o.widths, 0)
+		}
+		o.widths[i] = max(o.widths[i], utf8.RuneCountInString(c)+tabPadding)
+	}
 }
 
 // header sets the table header (none with JSON lines). It is written with
@@ -133,9 +161,23 @@ func (o *output) row(cols ...string) {
 		o.head = nil
 		o.row(head...)
 	}
-	if o.err == nil {
-		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
+	if o.err != nil {
+		return
 	}
+	if o.widths == nil {
+		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
+		return
+	}
+	// Measured: padded here and written past the tabwriter, which holds
+	// nothing.
+	for i, c := range cols[:len(cols)-1] {
+		o.buf.WriteString(c)
+		for range o.widths[i] - utf8.RuneCountInString(c) {
+			o.buf.WriteByte(' ')
+		}
+	}
+	o.buf.WriteString(cols[len(cols)-1])
+	o.err = o.buf.WriteByte('\n')
 }
 
 // json writes one JSON line.

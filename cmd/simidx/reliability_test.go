@@ -1,11 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/simidx/simidx/index"
 )
 
 // TestOutputOntoIndex runs every command that has both --db and --output,
@@ -217,5 +227,146 @@ func TestEmptyStdin(t *testing.T) {
 	r = mustRun(t, "", "index", "--db", db, empty)
 	if !strings.Contains(r.stderr, "indexed 1 document,") {
 		t.Errorf("index of an empty file: %v", r)
+	}
+}
+
+// TestPairsSpilled checks the pairs of dedup --emit pairs when they do not
+// fit in memory: sorted runs written to disk and merged, the table
+// measured first and written as it goes. With runs of 1 to 64 pairs, the
+// output equals that of the pairs held in memory, for each format and
+// limit, and the pairs are those of index.Pairs, sorted.
+func TestPairsSpilled(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{}
+	copyText := licenseText(t, "MIT.txt")
+	for i := range 30 {
+		files[fmt.Sprintf("copies/é-%02d.txt", i)] = copyText // an exact group of 435 pairs, IDs wider in bytes than in runes
+	}
+	files["copies/tab\tname.txt"] = copyText // a quoted cell
+	writeFiles(t, dir, files)
+	db := filepath.Join(t.TempDir(), "x.db")
+	mustRun(t, "", "index", "-q", "--db", db, licenses, filepath.Join(dir, "copies"))
+	x, err := index.Open(db, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	opts := &index.QueryOptions{}
+	var brute []string
+	err = x.Pairs(context.Background(), opts, func(p index.Pair) error {
+		brute = append(brute, p.A+"\x00"+p.B)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(brute)
+	if len(brute) < 500 {
+		t.Fatalf("%d pairs", len(brute))
+	}
+	write := func(format string, limit, run int) string {
+		t.Helper()
+		of := outputFlags{format: format}
+		if err := of.check(""); err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		w, err := of.open(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = writePairs(context.Background(), x, opts, limit, run, w)
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, format := range []string{"table", "jsonl"} {
+		for _, limit := range []int{0, 1, 7, 100, len(brute) + 10} {
+			want := write(format, limit, 1<<20)
+			n := len(brute)
+			if limit > 0 {
+				n = min(n, limit)
+			}
+			if lines := strings.Count(want, "\n"); format == "jsonl" && lines != n || format == "table" && lines != n+1 {
+				t.Fatalf("%s, limit %d: %d lines for %d pairs", format, limit, lines, n)
+			}
+			if format == "jsonl" {
+				for i, line := range strings.Split(strings.TrimSuffix(want, "\n"), "\n") {
+					var rec pairRecord
+					if err := json.Unmarshal([]byte(line), &rec); err != nil {
+						t.Fatal(err)
+					}
+					if got := rec.A + "\x00" + rec.B; got != brute[i] {
+						t.Fatalf("limit %d, pair %d: %q, want %q", limit, i, got, brute[i])
+					}
+				}
+			}
+			for _, run := range []int{1, 5, 64} {
+				if got := write(format, limit, run); got != want {
+					t.Fatalf("%s, limit %d, runs of %d pairs: output differs from the pairs in memory:\n%s\nwant:\n%s", format, limit, run, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestDedupPairsMemory runs dedup --pairs on 1,500 copies of one text
+// (1.1 million pairs) as a process and measures its peak resident memory:
+// with --limit 10 the pairs past the limit are not held, and without a
+// limit they are held on disk; collected in memory they took over 300 MB.
+func TestDedupPairsMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes 1,500 documents and reads 1.1 million pairs")
+	}
+	var in strings.Builder
+	text, _ := json.Marshal(licenseText(t, "MIT.txt"))
+	for i := range 1500 {
+		fmt.Fprintf(&in, `{"id":"doc%04d","text":%s}`+"\n", i, text)
+	}
+	corpus := filepath.Join(t.TempDir(), "same.jsonl")
+	if err := os.WriteFile(corpus, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args  []string
+		lines int
+	}{
+		{[]string{"--limit", "10"}, 11},
+		{nil, 1500*1499/2 + 1},
+	} {
+		args := append([]string{"dedup", "-q", "--pairs", corpus}, tc.args...)
+		cmd := exec.Command(simidxBin, args...)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Counted as it comes: the output of a million pairs is not held
+		// here either.
+		lines, last := 0, ""
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			lines++
+			last = sc.Text()
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("simidx %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+		}
+		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // kB on Linux
+		t.Logf("simidx %s: %d lines, peak RSS %d MB", strings.Join(args[2:], " "), lines, rss>>10)
+		if lines != tc.lines {
+			t.Errorf("simidx %s: %d lines, want %d; the last %q", strings.Join(args, " "), lines, tc.lines, last)
+		}
+		if runtime.GOOS == "linux" && rss > 200<<10 {
+			t.Errorf("simidx %s: peak RSS %d MB", strings.Join(args, " "), rss>>10)
+		}
 	}
 }
