@@ -23,7 +23,6 @@ type Index struct {
 	sufBytes int // bytes of an entry's fingerprint suffix: ceil((64-KeyBits)/8)
 	lay      layout
 	akey     uint64 // analysisKey of the settings: the probes AddProbed stores
-	emptyFP  uint64 // the fingerprint of an empty text (see isEmpty)
 
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64

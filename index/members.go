@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -96,7 +95,7 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 				return err
 			}
 			if okA && okB {
-				p.Similarity = shingle.Jaccard(sa, sb)
+				p.Similarity = setJaccard(sa, sb)
 			}
 		case x.lay.sets:
 			p.Similarity, _ = x.setMatch(ra.set, rb.set)

@@ -310,9 +310,6 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
 	x.lay = layout{k: st.MinHashK, bands: st.Bands, sets: st.Text.Method.IsSet()}
 	x.akey = analysisKey(&st)
-	a := x.getAnalyzer()
-	x.emptyFP = a.analyze(nil).fp
-	x.pool.Put(a)
 	if !x.readOnly {
 		if err := x.recover(); err != nil {
 			return err

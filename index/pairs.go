@@ -119,6 +119,87 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 	if x.lay.sets {
 		return x.setPairs(ctx, tx, bf, q, fn)
 	}
+	if m := x.settings.Text.Method; m == MethodDOM || m == MethodMfonda {
+		return x.exactPairs(ctx, tx, q, fn)
+	}
+	return nil
+}
+
+// exactPairs reports the exact copies (the same canonical text) that the
+// tables and the bands did not, on an index whose fingerprint is not a
+// function of the canonical text (MethodDOM, MethodMfonda): copies may then
+// be farther apart than q.maxDist. (With MinHash and a threshold they
+// share every band, and bandPairs reported them.) Each group of copies is
+// read from the exact bucket and the levels; it costs a pass over the
+// exact keys and the square of each group.
+func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+	if x.settings.MinHash && q.minSim > 0 {
+		return nil
+	}
+	sim := 0.0
+	if x.settings.MinHash || q.verify {
+		sim = 1 // the same shingles
+	}
+	docs := tx.Bucket(bucketDocs)
+	dc := docs.Cursor()
+	// The hashes of two documents or more, each once: runs of the bucket,
+	// and the exact keys of the levels.
+	var hs []uint64
+	c := tx.Bucket(bucketExact).Cursor()
+	var prev uint64
+	run := 0
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if len(k) != 12 {
+			continue
+		}
+		h := binary.BigEndian.Uint64(k)
+		if run > 0 && h == prev {
+			if run++; run == 2 {
+				hs = append(hs, h)
+			}
+			continue
+		}
+		prev, run = h, 1
+	}
+	for _, r := range x.recentLevels() {
+		for _, k := range r.keys() {
+			if k.b == exactBand {
+				hs = append(hs, k.h)
+			}
+		}
+	}
+	slices.Sort(hs)
+	var nums []uint32
+	for i, h := range slices.Compact(hs) {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if h == emptyText {
+			continue // empty texts match nothing
+		}
+		nums = x.appendExact(nums[:0], tx, dc, h)
+		fps := make([]uint64, len(nums))
+		for j, n := range nums {
+			v := seekRecord(dc, n)
+			if len(v) < 9 {
+				return fmt.Errorf("%w: document %d of an exact key has no record", ErrCorrupt, n)
+			}
+			fps[j] = binary.BigEndian.Uint64(v)
+		}
+		for a := range nums {
+			for b := a + 1; b < len(nums); b++ {
+				d := bits.OnesCount64(fps[a] ^ fps[b])
+				if q.fp && d <= q.maxDist {
+					continue // reported from the tables
+				}
+				if err := fn(nums[a], nums[b], d, sim); err != nil {
+					return err
+				}
+			}
+		}
+	}
 	return nil
 }
 
@@ -158,6 +239,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	}
 	var ents []entry
 	groups := 0
+	empty := x.emptyDocs(tx)
 	// The table levels' documents of this snapshot, verified once.
 	tl := x.recentTableLevels()
 	tw := x.tableWatermarks(tx)
@@ -184,7 +266,6 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 				recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
 			}
 		}
-		ep := t.permute(x.emptyFP)
 		// group reports the pairs of one group's entries, sorted by
 		// permuted fingerprint.
 		group := func(ents []entry) error {
@@ -193,11 +274,9 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 					return err
 				}
 			}
-			// Empty texts match nothing. They all have one
-			// fingerprint: only its entries are looked up.
-			ents = slices.DeleteFunc(ents, func(e entry) bool {
-				return e.p == ep && x.isEmpty(docs.Get(docKey(e.n)))
-			})
+			if empty != nil { // empty texts match nothing
+				ents = slices.DeleteFunc(ents, func(e entry) bool { return empty[e.n] })
+			}
 			for i := 0; i < len(ents); {
 				j := i + 1
 				for j < len(ents) && ents[j].p>>shift == ents[i].p>>shift {
@@ -291,7 +370,7 @@ func (x *Index) verifier(tx *bolt.Tx) func(a, b uint32) (float64, bool, error) {
 		if sb, ok, err = x.storedShingles(tx, sb, b); err != nil || !ok {
 			return 0, false, err
 		}
-		return shingle.Jaccard(sa, sb), true, nil
+		return setJaccard(sa, sb), true, nil
 	}
 }
 
@@ -361,6 +440,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 	lv := x.recentLevels()
 	dc := docs.Cursor()
 	verified := x.verifier(tx)
+	empty := x.emptyDocs(tx)
 	var recs []record
 	var nums []uint32
 	postings := 0
@@ -394,12 +474,12 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn fu
 		recs = recs[:0]
 		live := nums[:0]
 		for _, n := range nums {
+			if empty[n] {
+				continue // an empty text matches nothing
+			}
 			r, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
 			if err != nil {
 				return err
-			}
-			if x.emptyProbe(r.text, r.exact) {
-				continue // matches nothing
 			}
 			recs = append(recs, r)
 			live = append(live, n)

@@ -528,7 +528,7 @@ func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, sh
 	keep := fpRule && d <= q.maxDist
 	switch {
 	case q.verify && pr.text && hasShingles:
-		m.Similarity = shingle.Jaccard(pr.shingles, shingles)
+		m.Similarity = setJaccard(pr.shingles, shingles)
 		if q.minSim > 0 {
 			keep = m.Similarity >= q.minSim
 		}

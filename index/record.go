@@ -202,17 +202,33 @@ func textHash(v []byte) (uint64, bool) {
 var emptyText = shingle.Combine(nil)
 
 // isEmpty reports whether the record v is of a text with no units after
-// canonicalization, which matches nothing (see Doc). Under MethodDOM,
-// whose fingerprint is of the markup, no document is empty.
+// canonicalization, which matches nothing (see Doc), whatever the method:
+// its markup alone (MethodDOM) or its bytes (MethodMfonda) are not
+// compared either.
 func (x *Index) isEmpty(v []byte) bool {
 	h, ok := textHash(v)
-	return ok && h == emptyText && x.settings.Text.Method != MethodDOM
+	return ok && h == emptyText
 }
 
 // emptyProbe reports whether a probe or record of text with canonical hash
 // h is empty (see isEmpty).
 func (x *Index) emptyProbe(text bool, h uint64) bool {
-	return text && h == emptyText && x.settings.Text.Method != MethodDOM
+	return text && h == emptyText
+}
+
+// emptyDocs returns the documents of tx's snapshot with an empty text:
+// those under the empty text's hash in the exact bucket and the levels.
+// Cost: a lookup per such document.
+func (x *Index) emptyDocs(tx *bolt.Tx) map[uint32]bool {
+	ns := x.appendExact(nil, tx, tx.Bucket(bucketDocs).Cursor(), emptyText)
+	if len(ns) == 0 {
+		return nil
+	}
+	m := make(map[uint32]bool, len(ns))
+	for _, n := range ns {
+		m[n] = true
+	}
+	return m
 }
 
 // exactKey returns the key of document n with canonical-text hash h in the

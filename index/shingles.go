@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -49,6 +50,16 @@ func decodeShingleSet(dst []uint64, v []byte) ([]uint64, error) {
 		return dst, fmt.Errorf("%w: shingle set has %d trailing bytes", ErrCorrupt, len(v))
 	}
 	return dst, nil
+}
+
+// setJaccard is the Jaccard similarity of two shingle sets, 0 when either
+// is empty (a text shorter than a shingle under mod-p sampling has none:
+// it is similar to nothing).
+func setJaccard(a, b []uint64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	return shingle.Jaccard(a, b)
 }
 
 // storedShingles returns the shingle set of document n in tx (reusing

@@ -103,10 +103,7 @@ func (x *Index) Stats() (Stats, error) {
 		m := x.readMeta(tx)
 		if !m.loading {
 			s.Docs = int(m.count)
-			if st.Text.Method != MethodDOM {
-				docs := tx.Bucket(bucketDocs).Cursor()
-				s.Empty = len(x.appendExact(nil, tx, docs, emptyText))
-			}
+			s.Empty = len(x.appendExact(nil, tx, tx.Bucket(bucketDocs).Cursor(), emptyText))
 		}
 		s.SchemaVersion = int(binary.BigEndian.Uint32(tx.Bucket(bucketMeta).Get(keyVersion)))
 		if st.MinHash {
