@@ -32,7 +32,9 @@ type Member struct {
 	ID string
 	// Seq is the document's place in the order of addition: a document
 	// added after another has a larger Seq; a document that replaced
-	// another (same ID) keeps the replaced document's Seq.
+	// another (same ID) stored by an earlier commit keeps the replaced
+	// document's Seq. Of documents with one ID in one Add call or Load
+	// batch, the last is stored, with the Seq of the last.
 	Seq uint32
 	// Fingerprint is the document's 64-bit fingerprint.
 	Fingerprint uint64

@@ -176,6 +176,7 @@ Example:
 				defer os.RemoveAll(tmp)
 				if path == "" {
 					path = filepath.Join(tmp, "index.db")
+					q.temporary = true
 				}
 				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
 					return err
@@ -203,6 +204,12 @@ Example:
 				r.unique = true // every document counts
 				r.onDoc = rd.add
 				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
+				if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
+					// The index is not what was read (a failed commit, a
+					// full disk): nothing is reported from it.
+					x.Close()
+					return loadErr
+				}
 				if loadErr == errInterrupted {
 					x.Close()
 					if db != "" {

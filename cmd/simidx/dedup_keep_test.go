@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -277,4 +280,31 @@ func jsonLine(t *testing.T, id, text string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDedupFailedLoad checks that dedup reports nothing when the index
+// could not be written (here a file size limit): --emit records must not
+// pass every line read as clean.
+func TestDedupFailedLoad(t *testing.T) {
+	dir := t.TempDir()
+	var in strings.Builder
+	for i := range 20000 {
+		in.WriteString(jsonLine(t, strconv.Itoa(i), fmt.Sprintf("document %d has words of its own, %d and %d, and a few more", i, i*7, i*13)) + "\n")
+		if i%10 == 0 { // and a copy
+			in.WriteString(jsonLine(t, strconv.Itoa(i)+"-copy", fmt.Sprintf("document %d has words of its own, %d and %d, and a few more", i, i*7, i*13)) + "\n")
+		}
+	}
+	path := filepath.Join(dir, "in.jsonl")
+	if err := os.WriteFile(path, []byte(in.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A file size limit of 4 MB, far below the index of these documents.
+	cmd := exec.Command("sh", "-c", `ulimit -f 8192 && exec "$0" dedup -q --emit records "$1"`, simidxBin, path)
+	cmd.Env = append(os.Environ(), "TMPDIR="+dir)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if err == nil || stdout.Len() != 0 {
+		t.Errorf("dedup with a failed index: %v, %d bytes written, stderr %s", err, stdout.Len(), stderr.String())
+	}
 }

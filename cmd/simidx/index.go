@@ -115,6 +115,10 @@ Example:
 	},
 }
 
+// unreadError says that some inputs could not be read, the others being
+// indexed: the index is complete for what was read.
+type unreadError struct{ error }
+
 // loadResult is what load did.
 type loadResult struct {
 	stats   index.LoadStats
@@ -169,7 +173,7 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 			plural(stats.Replaced, "document replaced", "documents replaced"), plural(stats.Replaced, "document", "documents"), names(replaced, stats.Replaced))
 	}
 	if n := r.unread(); n > 0 {
-		return res, fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))
+		return res, unreadError{fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))}
 	}
 	return res, nil
 }

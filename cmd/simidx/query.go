@@ -247,6 +247,9 @@ type queryFlags struct {
 	minSimilarity float64
 	verify        bool
 	limit         int
+	// temporary says the index is dedup's temporary one: messages do not
+	// name its file.
+	temporary bool
 }
 
 func (q *queryFlags) add(fs *pflag.FlagSet, limit bool) {
@@ -292,6 +295,10 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 	s := x.Settings()
 	k := max(s.MaxDistance, 0) // ZeroDistance is 0
 	opts := &index.QueryOptions{Limit: q.limit}
+	name := x.Path()
+	if q.temporary {
+		name = "the temporary index of the INPUT"
+	}
 	if q.fs.Changed("min-similarity") {
 		opts.MinSimilarity = q.minSimilarity
 		if q.minSimilarity == 0 {
@@ -301,7 +308,7 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 	if q.fs.Changed("max-distance") {
 		if q.maxDistance > k {
 			return nil, usagef("-k %d is more than the %d bits %s answers exactly; create the index with --max-distance %d to query that far",
-				q.maxDistance, k, x.Path(), q.maxDistance)
+				q.maxDistance, k, name, q.maxDistance)
 		}
 		opts.MaxDistance = q.maxDistance
 		if q.maxDistance == 0 {
@@ -313,7 +320,7 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 		case s.Text.Method.IsSet():
 			return nil, usagef("--verify is not for --method %s, whose similarity is its own (shared hashes over the smaller set)", s.Text.Method)
 		case !s.StoreShingles:
-			return nil, usagef("--verify needs the documents' shingle sets, and %s was created without them (--store-shingles)", x.Path())
+			return nil, usagef("--verify needs the documents' shingle sets, and %s was created without them (--store-shingles)", name)
 		}
 		opts.Verify = true
 	}
@@ -322,7 +329,7 @@ func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
 		if s.Text.Method != index.MethodSimhash {
 			why = "--method " + string(s.Text.Method) + ", which has no similarity of its own"
 		}
-		return nil, usagef("--min-similarity needs a similarity: %s was created without the MinHash layer (%s); use -k for a distance, or --verify on an index made with --store-shingles", x.Path(), why)
+		return nil, usagef("--min-similarity needs a similarity: %s was created without the MinHash layer (%s); use -k for a distance, or --verify on an index made with --store-shingles", name, why)
 	}
 	return opts, nil
 }

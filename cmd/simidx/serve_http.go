@@ -749,7 +749,7 @@ func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string
 	if err != nil {
 		return err
 	}
-	ms, err := s.similar(id, opts)
+	ms, text, err := s.similar(id, opts)
 	switch {
 	case errors.Is(err, index.ErrNotFound):
 		return errorf(http.StatusNotFound, "no document %q in the index", id)
@@ -758,49 +758,52 @@ func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string
 	case err != nil:
 		return err
 	}
-	text := true // a posted document has text; one indexed as a fingerprint has none
-	if d, err := s.x.Get(id); err == nil && d.Precomputed {
-		text = false
-	}
-	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, s.minHash || opts.Verify, text)})
+	// A document stored as a fingerprint has no text: no similarity, and
+	// whether a match is an exact copy is not known.
+	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, (s.minHash || opts.Verify) && text, text)})
 }
 
 // similar returns the near duplicates of the document id, pending or
-// stored, as QueryID would if every pending operation were committed.
-func (s *server) similar(id string, opts index.QueryOptions) ([]index.Match, error) {
+// stored, as QueryID would if every pending operation were committed, and
+// whether the document has text (it was not added as a fingerprint).
+func (s *server) similar(id string, opts index.QueryOptions) ([]index.Match, bool, error) {
 	v := s.ov.snapshot()
 	op := v.latest(id)
 	switch {
 	case op != nil && op.del:
-		return nil, fmt.Errorf("%w: %q", index.ErrNotFound, id)
-	case op == nil && v.len() == 0:
-		return s.x.QueryID(id, &opts)
-	}
-	m, err := s.x.Matcher(&opts)
-	if err != nil {
-		return nil, err
-	}
-	if op != nil {
-		return merge(v, m, &op.probe, id, func(limit int) ([]index.Match, error) {
+		return nil, false, fmt.Errorf("%w: %q", index.ErrNotFound, id)
+	case op != nil:
+		m, err := s.x.Matcher(&opts)
+		if err != nil {
+			return nil, false, err
+		}
+		ms, err := merge(v, m, &op.probe, id, func(limit int) ([]index.Match, error) {
 			o := opts
 			o.Limit = limit
 			return s.x.QueryProbe(&op.probe, &o)
 		})
+		return ms, op.probe.HasText(), err
 	}
 	pr, err := s.x.ProbeID(id)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	if opts.MinSimilarity > 0 && !pr.HasText() {
-		return s.x.QueryID(id, &opts) // the error QueryID gives
+	if v.len() == 0 || (opts.MinSimilarity > 0 && !pr.HasText()) {
+		ms, err := s.x.QueryID(id, &opts) // (the error QueryID gives)
+		return ms, pr.HasText(), err
+	}
+	m, err := s.x.Matcher(&opts)
+	if err != nil {
+		return nil, false, err
 	}
 	// The stored matches from the same probe as the overlay's, not from
 	// a second read of the record, which a commit in between could change.
-	return merge(v, m, &pr, id, func(limit int) ([]index.Match, error) {
+	ms, err := merge(v, m, &pr, id, func(limit int) ([]index.Match, error) {
 		o := opts
 		o.Limit = limit
 		return s.x.QueryProbe(&pr, &o)
 	})
+	return ms, pr.HasText(), err
 }
 
 // get returns what is known of the document id, pending or stored.
@@ -864,7 +867,7 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request, _ string) e
 	return writeJSON(w, http.StatusOK, struct {
 		statsRecord
 		Pending int `json:"journal_pending"`
-	}{statsRecord{Path: s.db, Stats: st, Text: s.x.Settings().Text}, v.len()})
+	}{newStatsRecord(s.db, s.x.Settings(), st), v.len()})
 }
 
 // handleHealth is GET /healthz.

@@ -253,6 +253,10 @@ func TestServeAPI(t *testing.T) {
 	if st["docs"] != 3.0 || st["max_distance"] != 3.0 || st["path"] != db {
 		t.Errorf("stats: %v", st)
 	}
+	// The object of simidx stats: the text settings by name.
+	if text, _ := st["text"].(map[string]any); text["features"] != "units+pairs" || st["store_shingles"] != false || st["empty"] != 0.0 {
+		t.Errorf("stats text settings: %v", st)
+	}
 
 	m := mustDo(t, "GET", u+"/metrics", "", 200).body
 	for _, want := range []string{

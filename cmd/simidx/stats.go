@@ -51,8 +51,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			rec := statsRecord{Path: db, Stats: st, Text: x.Settings().Text, TextNamed: namedText(x.Settings().Text),
-				StoreShingles: x.Settings().StoreShingles}
+			rec := newStatsRecord(db, x.Settings(), st)
 			if check {
 				if err := x.Check(); err != nil {
 					return fmt.Errorf("%s fails the check: %v", db, err)
@@ -86,6 +85,12 @@ type statsRecord struct {
 	Text          index.TextSettings `json:"-"`
 	TextNamed     map[string]any     `json:"text"`
 	Check         *bool              `json:"check,omitempty"`
+}
+
+// newStatsRecord returns the record of the index at path, of settings s,
+// described by st.
+func newStatsRecord(path string, s index.Settings, st index.Stats) statsRecord {
+	return statsRecord{Path: path, Stats: st, Text: s.Text, TextNamed: namedText(s.Text), StoreShingles: s.StoreShingles}
 }
 
 // namedText returns the JSON object of t with its kinds by name.
