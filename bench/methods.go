@@ -304,6 +304,32 @@ func methodsMain(args []string) error {
 	return nil
 }
 
+// methodTable writes a table of a row per run (those keep selects, all if
+// nil) and a column per corpus, headed by head, each cell made by cell.
+func methodTable(w io.Writer, res []*methodsCorpus, head func(*methodsCorpus) string, keep func(methodRun) bool, cell func(*methodsCorpus, methodRun) string) {
+	fmt.Fprint(w, "| method | param |")
+	for _, c := range res {
+		fmt.Fprintf(w, " %s |", head(c))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "|---|---|")
+	for range res {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for i, run := range res[0].Runs {
+		if keep != nil && !keep(run) {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s |", run.Method, run.Param)
+		for _, c := range res {
+			fmt.Fprintf(w, " %s |", cell(c, c.Runs[i]))
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
 // writeMethods writes the comparison: F1 by corpus and method, then a table
 // per corpus.
 func writeMethods(w io.Writer, res []*methodsCorpus) {
@@ -312,73 +338,26 @@ func writeMethods(w io.Writer, res []*methodsCorpus) {
 	}
 	fmt.Fprintln(w, "F1 for pairs with J >= 0.8 (the grey zone 0.5-0.8 neither rewarded nor punished), by corpus and method, with (precision / recall) beside it. Kind: *short* texts (fortunes) or *long* ones. Where a corpus has no pair with J >= 0.8 the cell gives the pairs reported, those with J < 0.5, and the recall of the pairs with J >= 0.5.")
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "| method | param |")
-	for _, c := range res {
+	methodTable(w, res, func(c *methodsCorpus) string {
 		kind := "long"
 		if c.Short {
 			kind = "short"
 		}
-		fmt.Fprintf(w, " %s (%s) |", c.Spec.Name, kind)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "|---|---|")
-	for range res {
-		fmt.Fprint(w, "---|")
-	}
-	fmt.Fprintln(w)
-	for i, run := range res[0].Runs {
-		fmt.Fprintf(w, "| %s | %s |", run.Method, run.Param)
-		for _, c := range res {
-			fmt.Fprintf(w, " %s |", hiCell(c.Runs[i]))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+		return fmt.Sprintf("%s (%s)", c.Spec.Name, kind)
+	}, nil, func(c *methodsCorpus, r methodRun) string { return hiCell(r) })
 	fmt.Fprintln(w, "Pairs reported below their own threshold: of the pairs a run with a similarity threshold t reports, those whose exact Jaccard similarity (the ground truth) is below t, and their share. The MinHash estimate puts pairs near t on either side of it; `Verify` (`--verify`) compares the exact similarity instead.")
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "| method | param |")
-	for _, c := range res {
-		fmt.Fprintf(w, " %s |", c.Spec.Name)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "|---|---|")
-	for range res {
-		fmt.Fprint(w, "---|")
-	}
-	fmt.Fprintln(w)
-	for i, run := range res[0].Runs {
-		if run.T == 0 {
-			continue
-		}
-		fmt.Fprintf(w, "| %s | %s |", run.Method, run.Param)
-		for _, c := range res {
-			r := c.Runs[i]
-			fmt.Fprintf(w, " %d of %d (%s) |", r.UnderT, r.Res.Reported, ratio(r.UnderT, r.Res.Reported))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+	methodTable(w, res, func(c *methodsCorpus) string { return c.Spec.Name },
+		func(r methodRun) bool { return r.T > 0 },
+		func(c *methodsCorpus, r methodRun) string {
+			return fmt.Sprintf("%d of %d (%s)", r.UnderT, r.Res.Reported, ratio(r.UnderT, r.Res.Reported))
+		})
 	fmt.Fprintln(w, "Speed, by corpus and method: documents loaded per second (`index.Load` into a new index, from `Open` to the end of the load), index bytes per document, and the time of `Pairs`.")
 	fmt.Fprintln(w)
-	fmt.Fprint(w, "| method | param |")
-	for _, c := range res {
-		fmt.Fprintf(w, " %s: docs/s, bytes/doc, Pairs |", c.Spec.Name)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprint(w, "|---|---|")
-	for range res {
-		fmt.Fprint(w, "---|")
-	}
-	fmt.Fprintln(w)
-	for i, run := range res[0].Runs {
-		fmt.Fprintf(w, "| %s | %s |", run.Method, run.Param)
-		for _, c := range res {
-			r := c.Runs[i]
-			fmt.Fprintf(w, " %.0f, %.0f, %s |", float64(c.Docs)/r.Load.Seconds(), r.BytesPerDoc, dur(r.PairsTime))
-		}
-		fmt.Fprintln(w)
-	}
-	fmt.Fprintln(w)
+	methodTable(w, res, func(c *methodsCorpus) string { return c.Spec.Name + ": docs/s, bytes/doc, Pairs" }, nil,
+		func(c *methodsCorpus, r methodRun) string {
+			return fmt.Sprintf("%.0f, %.0f, %s", float64(c.Docs)/r.Load.Seconds(), r.BytesPerDoc, dur(r.PairsTime))
+		})
 	for _, c := range res {
 		fmt.Fprintf(w, "#### %s (methods)\n\n", c.Spec.Name)
 		sample := ""

@@ -86,17 +86,9 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 		p.Exact = ra.exact == rb.exact
 		switch {
 		case q.verify:
-			sa, okA, err := x.storedShingles(tx, nil, na)
-			if err != nil {
-				return err
-			}
-			sb, okB, err := x.storedShingles(tx, nil, nb)
-			if err != nil {
-				return err
-			}
-			if okA && okB {
-				p.Similarity = setJaccard(sa, sb)
-			}
+			var err error
+			p.Similarity, _, err = x.verifier(tx)(na, nb)
+			return err
 		case x.lay.sets:
 			p.Similarity, _ = x.setMatch(ra.set, rb.set)
 			if p.Exact {
