@@ -73,7 +73,7 @@ Example:
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
 		q.add(fs, false)
-		fs.StringVar(&emit, "emit", emitClusters, "what to write: clusters, pairs, keep, drop or records (see above)")
+		fs.StringVar(&emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
 		fs.BoolVar(&pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
 		fs.StringVar(&policy, "keep", keepFirst, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
 		fs.IntVar(&limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")

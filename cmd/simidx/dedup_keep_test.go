@@ -76,9 +76,9 @@ func TestDedupRepeatedIDs(t *testing.T) {
 		t.Fatalf("dedup: %v", r)
 	}
 	for _, want := range []string{
-		`one.jsonl:2: ID "x" was read before; this document is "x#2"`,
-		`two.jsonl:1: ID "x" was read before; this document is "x#3"`,
-		`two.jsonl:2: ID "x#2" was read before; this document is "x#2#2"`,
+		`one.jsonl:2: ID "x" is taken (read before, or given to an earlier repeat); this document is "x#2"`,
+		`two.jsonl:1: ID "x" is taken (read before, or given to an earlier repeat); this document is "x#3"`,
+		`two.jsonl:2: ID "x#2" is taken (read before, or given to an earlier repeat); this document is "x#2#2"`,
 		"indexed 4 documents", "3 repeated IDs kept apart",
 	} {
 		if !strings.Contains(r.stderr, want) {
@@ -94,7 +94,7 @@ func TestDedupRepeatedIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	r = runBinary(t, string(in), "dedup", "--emit", "drop", "-")
-	if r.code != 0 || r.stdout != "x#2\n" || !strings.Contains(r.stderr, `standard input:2: ID "x" was read before`) {
+	if r.code != 0 || r.stdout != "x#2\n" || !strings.Contains(r.stderr, `standard input:2: ID "x" is taken`) {
 		t.Errorf("from standard input: %v", r)
 	}
 }

@@ -731,7 +731,7 @@ func (r *reader) keepApart(d *index.Doc, where string) {
 		}
 	}
 	r.renamed.Add(1)
-	r.warn.printf("%s: ID %s was read before; this document is %s", where, strconv.Quote(id), strconv.Quote(d.ID))
+	r.warn.printf("%s: ID %s is taken (read before, or given to an earlier repeat); this document is %s", where, strconv.Quote(id), strconv.Quote(d.ID))
 }
 
 // truncateID returns the longest prefix of id of at most n bytes that ends
