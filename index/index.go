@@ -212,6 +212,20 @@ func (x *Index) transactionFault(tx *bolt.Tx) {
 	}
 }
 
+// Err returns nil while x works, ErrClosed once it is closed, and an
+// error wrapping ErrCorrupt once a damaged or truncated file stopped a
+// transaction half-way, after which every method fails at once: what a
+// server's health check reports. It costs two atomic loads.
+func (x *Index) Err() error {
+	switch {
+	case x.faulted.Load():
+		return errFaulted
+	case x.closed.Load():
+		return ErrClosed
+	}
+	return nil
+}
+
 // errFaulted is the error of every method of an index after a fault left
 // bbolt's locks held (see Index.faulted).
 var errFaulted = fmt.Errorf("%w: a damaged or truncated file stopped a transaction half-way; reopen the index after repairing it", ErrCorrupt)

@@ -263,13 +263,18 @@ func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
 var jsonContentType = []string{"application/json"}
 
 // writeError answers err as {"error": "..."}: its status for an apiError,
-// 503 while shutting down, 500 otherwise.
+// 503 while shutting down or once the index failed for good (a damaged
+// file), 500 otherwise.
 func (s *server) writeError(w http.ResponseWriter, err error) {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
 	case errors.Is(err, errShuttingDown), errors.Is(err, index.ErrClosed):
 		ae = &apiError{status: http.StatusServiceUnavailable, msg: "the server is shutting down; retry on its next start"}
+	case s.x.Err() != nil && errors.Is(s.x.Err(), index.ErrCorrupt):
+		// The index failed for good: no request can succeed until it is
+		// repaired and the server restarted.
+		ae = &apiError{status: http.StatusServiceUnavailable, msg: "the index failed: " + s.x.Err().Error()}
 	default:
 		ae = &apiError{status: http.StatusInternalServerError, msg: err.Error()}
 	}
@@ -874,6 +879,9 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request, _ string) e
 func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ string) error {
 	if _, err := params(r); err != nil {
 		return err
+	}
+	if err := s.x.Err(); err != nil && errors.Is(err, index.ErrCorrupt) {
+		return writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "failed", "error": err.Error()})
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.ov.snapshot().documents()})
 }

@@ -821,3 +821,31 @@ func TestServeRecordsAndVerify(t *testing.T) {
 }
 
 func popcount(v uint64) int { return bits.OnesCount64(v) }
+
+// TestServeIndexFailed truncates the index under a running server: the
+// request that meets the damage and every later one are answered 503
+// with the reason, /healthz says the index failed, and SIGTERM stops the
+// server within its shutdown timeout.
+func TestServeIndexFailed(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "tr.db")
+	bs := startBinary(t, db, "--shutdown-timeout", "5s")
+	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"a", "alpha beta gamma delta epsilon zeta eta theta"}), 200)
+	waitApplied(t, bs.url)
+	if err := os.Truncate(db, 0); err != nil {
+		t.Fatal(err)
+	}
+	// The first request to read the file meets the damage; it and all
+	// after it are 503 with the reason.
+	for range 3 {
+		r := do(t, "GET", bs.url+"/v1/documents/a/similar", "", "")
+		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "the index failed") {
+			t.Fatalf("a request on a truncated index: %d %s", r.status, r.body)
+		}
+	}
+	r := do(t, "GET", bs.url+"/healthz", "", "")
+	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, `"status":"failed"`) {
+		t.Errorf("healthz of a failed index: %d %s", r.status, r.body)
+	}
+	bs.cmd.Process.Signal(syscall.SIGTERM)
+	bs.wait(t) // fails the test if the server does not stop
+}
