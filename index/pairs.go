@@ -106,13 +106,14 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 	if loading(tx) {
 		return nil
 	}
+	empty := x.emptyDocs(tx) // they match nothing
 	if q.fp {
-		if err := x.tablePairs(ctx, tx, q, fn); err != nil {
+		if err := x.tablePairs(ctx, tx, q, empty, fn); err != nil {
 			return err
 		}
 	}
 	if q.minSim > 0 && x.settings.MinHash {
-		if err := x.bandPairs(ctx, tx, q, fn); err != nil {
+		if err := x.bandPairs(ctx, tx, q, empty, fn); err != nil {
 			return err
 		}
 	}
@@ -204,8 +205,9 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 }
 
 // tablePairs reports the pairs within q.maxDist from the permuted tables,
-// each from the first table in which they share the prefix.
-func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+// each from the first table in which they share the prefix, leaving out
+// the documents of empty (emptyDocs).
+func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty map[uint32]bool, fn func(a, b uint32, d int, sim float64) error) error {
 	docs := tx.Bucket(bucketDocs)
 	mk := x.settings.MinHashK
 	var sa, sb []uint64
@@ -239,7 +241,6 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	}
 	var ents []entry
 	groups := 0
-	empty := x.emptyDocs(tx)
 	// The table levels' documents of this snapshot, verified once.
 	tl := x.recentTableLevels()
 	tw := x.tableWatermarks(tx)
@@ -354,11 +355,12 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 // loops ask for one document against many in a row.
 func (x *Index) verifier(tx *bolt.Tx) func(a, b uint32) (float64, bool, error) {
 	var sa, sb []uint64
+	sb0 := tx.Bucket(bucketShingles) // nil without stored sets
 	last, okA := ^uint32(0), false
 	return func(a, b uint32) (float64, bool, error) {
 		var err error
 		if a != last {
-			if sa, okA, err = x.storedShingles(tx, sa, a); err != nil {
+			if sa, okA, err = storedShingles(sb0, sa, a); err != nil {
 				return 0, false, err
 			}
 			last = a
@@ -367,7 +369,7 @@ func (x *Index) verifier(tx *bolt.Tx) func(a, b uint32) (float64, bool, error) {
 			return 0, false, nil
 		}
 		var ok bool
-		if sb, ok, err = x.storedShingles(tx, sb, b); err != nil || !ok {
+		if sb, ok, err = storedShingles(sb0, sb, b); err != nil || !ok {
 			return 0, false, err
 		}
 		return setJaccard(sa, sb), true, nil
@@ -432,15 +434,15 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 }
 
 // bandPairs reports the pairs beyond q.maxDist that share a MinHash band
-// and reach q.minSim, each from the first band they share.
-func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+// and reach q.minSim, each from the first band they share, leaving out the
+// documents of empty (emptyDocs).
+func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty map[uint32]bool, fn func(a, b uint32, d int, sim float64) error) error {
 	docs := tx.Bucket(bucketDocs)
 	bb := tx.Bucket(bucketBands)
 	c := bb.Cursor()
 	lv := x.recentLevels()
 	dc := docs.Cursor()
 	verified := x.verifier(tx)
-	empty := x.emptyDocs(tx)
 	var recs []record
 	var nums []uint32
 	postings := 0

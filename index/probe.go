@@ -54,7 +54,7 @@ func (x *Index) ProbeID(id string) (Probe, error) {
 		if err != nil {
 			return err
 		}
-		sh, _, err := x.storedShingles(tx, nil, n)
+		sh, _, err := storedShingles(tx.Bucket(bucketShingles), nil, n)
 		if err != nil {
 			return err
 		}

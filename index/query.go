@@ -187,7 +187,7 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 		}
 		var sh []uint64
 		if q.verify {
-			if sh, _, err = x.storedShingles(tx, nil, n); err != nil {
+			if sh, _, err = storedShingles(tx.Bucket(bucketShingles), nil, n); err != nil {
 				return err
 			}
 		}
@@ -453,6 +453,10 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 	var sigBuf [128]uint64
 	sig, set := sigBuf[:0], []uint64(nil)
 	var cand []uint64 // a candidate's shingle set, with q.verify
+	var shb *bolt.Bucket
+	if q.verify && pr.text {
+		shb = tx.Bucket(bucketShingles)
+	}
 	out := make([]found, 0, len(hits))
 	for _, h := range hits {
 		if int64(h.n) == pr.self {
@@ -477,7 +481,7 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 		has := false
 		if q.verify && pr.text {
 			var err error
-			if cand, has, err = x.storedShingles(tx, cand, h.n); err != nil {
+			if cand, has, err = storedShingles(shb, cand, h.n); err != nil {
 				return nil, err
 			}
 		}

@@ -62,11 +62,11 @@ func setJaccard(a, b []uint64) float64 {
 	return shingle.Jaccard(a, b)
 }
 
-// storedShingles returns the shingle set of document n in tx (reusing
-// dst), and false if the index does not store sets or n has none (a
+// storedShingles returns the shingle set of document n in b, the shingles
+// bucket of a transaction, opened once by the caller (reusing dst), and
+// false if the index does not store sets (b is nil) or n has none (a
 // document added by fingerprint).
-func (x *Index) storedShingles(tx *bolt.Tx, dst []uint64, n uint32) ([]uint64, bool, error) {
-	b := tx.Bucket(bucketShingles)
+func storedShingles(b *bolt.Bucket, dst []uint64, n uint32) ([]uint64, bool, error) {
 	if b == nil {
 		return dst[:0], false, nil
 	}
