@@ -21,6 +21,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/jsondoc"
 	"github.com/spf13/pflag"
 )
 
@@ -787,12 +788,12 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 			return bad("no %q field (set the ID field with --id-field)", r.flags.idField)
 		}
 		var id string
-		switch jsonKind(rawID) {
+		switch jsondoc.Kind(rawID) {
 		case "string":
 			// Strictly: a lone surrogate or a byte that is not UTF-8
 			// would become U+FFFD, and different IDs the same.
 			var err error
-			if id, err = jsonString(rawID); err != nil {
+			if id, err = jsondoc.String(rawID); err != nil {
 				return bad("field %q %v", r.flags.idField, err)
 			}
 		case "number":

@@ -17,6 +17,7 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/journal"
+	"github.com/simidx/simidx/internal/jsondoc"
 )
 
 // serveLimits bound what one request may hold and how adds are grouped.
@@ -495,13 +496,13 @@ func firstChar(b []byte) string {
 // the fields "id" (a string or a number) and "text" (a string), named
 // exactly so.
 func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
-	if k := jsonKind(raw); k != "object" {
+	if k := jsondoc.Kind(raw); k != "object" {
 		return pendingDoc{}, errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, k)
 	}
 	var rawID, rawText []byte
 	// Other fields are ignored, as simidx index --input jsonl ignores
 	// them: a corpus's records can be posted as they are.
-	err := jsonFields(raw, func(name string, v []byte) error {
+	err := jsondoc.Fields(raw, func(name string, v []byte) error {
 		switch name {
 		case s.lim.idField:
 			rawID = v
@@ -514,11 +515,11 @@ func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
 		return pendingDoc{}, err
 	}
 	var id string
-	switch k := jsonKind(rawID); k {
+	switch k := jsondoc.Kind(rawID); k {
 	case "nothing", "null":
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: missing "id"`, n)
 	case "string":
-		if id, err = jsonString(rawID); err != nil {
+		if id, err = jsondoc.String(rawID); err != nil {
 			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" %v`, n, err)
 		}
 	case "number":
@@ -533,13 +534,13 @@ func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" is %d bytes, more than the limit of %d`, n, len(id), index.MaxIDLen)
 	}
 	var text []byte
-	switch k := jsonKind(rawText); k {
+	switch k := jsondoc.Kind(rawText); k {
 	case "nothing", "null":
 		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
 	case "string":
 		// raw is the decoder's copy, this document's own, so text may
 		// be a part of it.
-		if text, err = jsonBytes(rawText); err != nil {
+		if text, err = jsondoc.Bytes(rawText); err != nil {
 			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): bad "text": %v`, n, truncate(id, 60), err)
 		}
 	default:
@@ -648,10 +649,10 @@ func parseQuery(body []byte) (queryJSON, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return q, errorf(http.StatusBadRequest, "malformed JSON: more after the query object")
 	}
-	if k := jsonKind(raw); k != "object" {
+	if k := jsondoc.Kind(raw); k != "object" {
 		return q, errorf(http.StatusBadRequest, `the query must be a JSON object, {"text": "..."} or {"fingerprint": "HEX"}, not a JSON %s`, k)
 	}
-	err := jsonFields(raw, func(name string, v []byte) error {
+	err := jsondoc.Fields(raw, func(name string, v []byte) error {
 		var dst **string
 		switch name {
 		case "text":
@@ -661,11 +662,11 @@ func parseQuery(body []byte) (queryJSON, error) {
 		default:
 			return errorf(http.StatusBadRequest, `unknown field %q; a query has "text" or "fingerprint"`, name)
 		}
-		switch k := jsonKind(v); k {
+		switch k := jsondoc.Kind(v); k {
 		case "null":
 			*dst = nil
 		case "string":
-			b, err := jsonBytes(v)
+			b, err := jsondoc.Bytes(v)
 			if err != nil {
 				return errorf(http.StatusBadRequest, "bad %q: %v", name, err)
 			}

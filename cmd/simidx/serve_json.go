@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/simidx/simidx/internal/jsondoc"
 )
 
 // The query endpoint's common request and answer are parsed and written by
@@ -15,34 +13,25 @@ import (
 // BenchmarkServeQuery). Anything out of the common form goes through
 // encoding/json, and the tests hold the two to the same results.
 
-// skipSpace returns the index of the first byte of b at or after i that is
-// not JSON whitespace.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && isSpace(b[i]) {
-		i++
-	}
-	return i
-}
-
 // fastQueryText returns the text of a query body of the common form
 // {"text": "..."}, with a string free of escapes and control characters
 // and in valid UTF-8: the string encoding/json decodes it to. ok is false
 // for any other body, to be decoded in full. It costs one pass over b.
 func fastQueryText(b []byte) (text string, ok bool) {
 	const key = `"text"`
-	i := skipSpace(b, 0)
+	i := jsondoc.SkipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return "", false
 	}
-	i = skipSpace(b, i+1)
+	i = jsondoc.SkipSpace(b, i+1)
 	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
 		return "", false
 	}
-	i = skipSpace(b, i+len(key))
+	i = jsondoc.SkipSpace(b, i+len(key))
 	if i >= len(b) || b[i] != ':' {
 		return "", false
 	}
-	i = skipSpace(b, i+1)
+	i = jsondoc.SkipSpace(b, i+1)
 	if i >= len(b) || b[i] != '"' {
 		return "", false
 	}
@@ -56,8 +45,8 @@ func fastQueryText(b []byte) (text string, ok bool) {
 	if end >= len(b) || !utf8.Valid(b[start:end]) {
 		return "", false
 	}
-	i = skipSpace(b, end+1)
-	if i >= len(b) || b[i] != '}' || skipSpace(b, i+1) != len(b) {
+	i = jsondoc.SkipSpace(b, end+1)
+	if i >= len(b) || b[i] != '}' || jsondoc.SkipSpace(b, i+1) != len(b) {
 		return "", false
 	}
 	return string(b[start:end]), true
@@ -161,170 +150,4 @@ func appendMatchesJSON(b []byte, ms []matchRecord) []byte {
 		b = append(b, '}')
 	}
 	return append(b, "]}\n"...)
-}
-
-// jsonFields calls f with the name, decoded, and the value, as written,
-// of each field of the JSON object raw, in order, until f returns an
-// error. raw must be valid JSON (as a json.Decoder returns it) and an
-// object: check with jsonKind. Names are compared by the caller exactly
-// (encoding/json matches struct fields without regard to case, so that
-// "ID" would pass for "id"). It costs one pass over raw.
-func jsonFields(raw []byte, f func(name string, v []byte) error) error {
-	i := skipSpace(raw, skipSpace(raw, 0)+1) // after the '{'
-	if raw[i] == '}' {
-		return nil
-	}
-	for {
-		end := jsonStringEnd(raw, i)
-		name, err := jsonBytes(raw[i:end])
-		if err != nil {
-			return err
-		}
-		i = skipSpace(raw, skipSpace(raw, end)+1) // after the ':'
-		vend := jsonValueEnd(raw, i)
-		if err := f(string(name), raw[i:vend]); err != nil {
-			return err
-		}
-		i = skipSpace(raw, vend)
-		if raw[i] == '}' {
-			return nil
-		}
-		i = skipSpace(raw, i+1) // after the ','
-	}
-}
-
-// jsonBytes decodes the JSON string raw as encoding/json does (a byte
-// that is not UTF-8, or a lone UTF-16 surrogate, becomes U+FFFD). Without
-// escapes, the result is raw's own bytes between the quotes, not a copy.
-func jsonBytes(raw []byte) ([]byte, error) {
-	if plainJSONString(raw) && utf8.Valid(raw) {
-		return raw[1 : len(raw)-1], nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, err
-	}
-	return []byte(s), nil
-}
-
-// plainJSONString reports whether b is a JSON string without escapes
-// (nor control characters): its bytes between the quotes are its value.
-func plainJSONString(b []byte) bool {
-	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
-		return false
-	}
-	for _, c := range b[1 : len(b)-1] {
-		if c == '\\' || c == '"' || c < 0x20 {
-			return false
-		}
-	}
-	return true
-}
-
-// jsonStringEnd returns the index just after the JSON string of the valid
-// JSON b that starts at b[i].
-func jsonStringEnd(b []byte, i int) int {
-	for j := i + 1; ; j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-}
-
-// jsonValueEnd returns the index just after the JSON value of the valid
-// JSON b that starts at b[i].
-func jsonValueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return jsonStringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; ; j++ {
-			switch b[j] {
-			case '"':
-				j = jsonStringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-	}
-	j := i // a number, true, false or null
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && !isSpace(b[j]) {
-		j++
-	}
-	return j
-}
-
-// jsonKind names the JSON type of the valid JSON value raw: object, array,
-// string, number, boolean or null.
-func jsonKind(raw []byte) string {
-	i := skipSpace(raw, 0)
-	if i == len(raw) {
-		return "nothing"
-	}
-	switch raw[i] {
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case '"':
-		return "string"
-	case 't', 'f':
-		return "boolean"
-	case 'n':
-		return "null"
-	}
-	return "number"
-}
-
-// jsonString decodes the JSON string raw strictly: it must be valid
-// UTF-8, and an escaped UTF-16 surrogate must be one of a pair
-// (encoding/json turns an invalid byte or a lone surrogate into U+FFFD,
-// so that different IDs would become the same). It costs a pass over raw
-// and its decoding.
-func jsonString(raw []byte) (string, error) {
-	if !utf8.Valid(raw) {
-		return "", errors.New("is not valid UTF-8")
-	}
-	if plainJSONString(raw) {
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", err
-	}
-	// The decoding succeeded: every escape is complete.
-	hex4 := func(i int) rune {
-		r, _ := strconv.ParseUint(string(raw[i:i+4]), 16, 16)
-		return rune(r)
-	}
-	for i := 0; i < len(raw); i++ {
-		if raw[i] != '\\' {
-			continue
-		}
-		i++
-		if raw[i] != 'u' {
-			continue
-		}
-		r := hex4(i + 1)
-		i += 4
-		if !utf16.IsSurrogate(r) {
-			continue
-		}
-		if r < 0xdc00 && i+6 < len(raw) && raw[i+1] == '\\' && raw[i+2] == 'u' {
-			if lo := hex4(i + 3); lo >= 0xdc00 && lo <= 0xdfff {
-				i += 6
-				continue
-			}
-		}
-		return "", fmt.Errorf("holds the lone UTF-16 surrogate \\u%04x", r)
-	}
-	return s, nil
 }

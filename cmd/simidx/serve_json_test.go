@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"strings"
 	"testing"
-	"unicode/utf8"
 )
 
 // slowQueryText decodes a query body as the handler does when the fast
@@ -124,95 +122,6 @@ func FuzzAppendMatchesJSON(f *testing.F) {
 		ms := []matchRecord{m, {ID: "next", Distance: 1}}
 		if got, want := string(appendMatchesJSON(nil, ms)), encodeMatches(t, ms); got != want {
 			t.Fatalf("appendMatchesJSON(%+v):\n got %s\nwant %s", ms, got, want)
-		}
-	})
-}
-
-func TestJSONString(t *testing.T) {
-	for _, tc := range []struct {
-		raw, want, err string
-	}{
-		{`"plain"`, "plain", ""},
-		{`"a\u0041\n\"\\"`, "aA\n\"\\", ""},
-		{`"\ud83d\ude00 pair"`, "\U0001F600 pair", ""},
-		{`"\uD83D\uDE00"`, "\U0001F600", ""},
-		{`"\ufffd written"`, "\ufffd written", ""},
-		{"\"\ufffd as it is\"", "\ufffd as it is", ""},
-		{`"\\ud800 is not an escape"`, `\ud800 is not an escape`, ""},
-		{`"lone \ud800"`, "", `lone UTF-16 surrogate \ud800`},
-		{`"\ud800\u0041"`, "", `lone UTF-16 surrogate \ud800`},
-		{`"\ud800\ud800"`, "", `lone UTF-16 surrogate \ud800`},
-		{`"\udc00 low first"`, "", `lone UTF-16 surrogate \udc00`},
-		{`"\ude00\ud83d"`, "", `lone UTF-16 surrogate \ude00`},
-		{`"at the end \ud83d"`, "", `lone UTF-16 surrogate \ud83d`},
-		{"\"bad \xff byte\"", "", "not valid UTF-8"},
-		{`"unterminated`, "", "unexpected end"},
-	} {
-		got, err := jsonString([]byte(tc.raw))
-		switch {
-		case tc.err == "" && (err != nil || got != tc.want):
-			t.Errorf("jsonString(%s) = %q, %v; want %q", tc.raw, got, err, tc.want)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("jsonString(%s) = %q, %v; want an error with %q", tc.raw, got, err, tc.err)
-		}
-	}
-}
-
-// FuzzJSONString checks jsonString against encoding/json: what it accepts
-// decodes to the same string, and it refuses nothing that encoding/json
-// decodes without a replacement character.
-func FuzzJSONString(f *testing.F) {
-	for _, s := range []string{`"a"`, `"\ud83d\ude00"`, `"\ud800"`, "\"\xff\"", `"\\ud800"`, `"\u00e9t\u00e9"`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		var want string
-		werr := json.Unmarshal(raw, &want)
-		got, err := jsonString(raw)
-		if err == nil {
-			if werr != nil || got != want || !utf8.ValidString(got) {
-				t.Fatalf("jsonString(%q) = %q; encoding/json: %q, %v", raw, got, want, werr)
-			}
-			return
-		}
-		if werr == nil && !strings.ContainsRune(want, utf8.RuneError) {
-			t.Fatalf("jsonString(%q) refused %q: %v", raw, want, err)
-		}
-	})
-}
-
-// FuzzJSONFields checks jsonFields against encoding/json on valid JSON
-// objects: the same names, each with the same value (the last of a name
-// given twice, as encoding/json keeps).
-func FuzzJSONFields(f *testing.F) {
-	for _, s := range []string{
-		`{}`, ` { "id" : "a" , "text" : "b" } `, `{"id":1e3,"text":null,"x":[1,{"y":"]}"}],"z":{"a":[]}}`,
-		`{"\u0069d":"escaped name","a\"b":true,"id":"twice"}`, `{"t":"\\\"","u":-0.5}`,
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if !json.Valid(raw) || jsonKind(raw) != "object" {
-			return
-		}
-		var want map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &want); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]json.RawMessage{}
-		if err := jsonFields(raw, func(name string, v []byte) error {
-			got[name] = v
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if len(got) != len(want) {
-			t.Fatalf("jsonFields(%s): %d names, encoding/json %d", raw, len(got), len(want))
-		}
-		for name, v := range want {
-			if !bytes.Equal(bytes.TrimSpace(got[name]), bytes.TrimSpace(v)) {
-				t.Fatalf("jsonFields(%s): %q is %s, encoding/json %s", raw, name, got[name], v)
-			}
 		}
 	})
 }
