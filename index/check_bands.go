@@ -1,0 +1,72 @@
+package index
+
+import (
+	"encoding/binary"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// bands checks the band postings of an index with MinHash: each posting
+// holds documents with that band below the band's watermark, and the
+// documents from the watermark on have their bands in the in-memory
+// levels.
+func (ck *checker) bands() {
+	x, m, pr, tx := ck.x, &ck.m, &ck.pr, ck.tx
+	nb := x.settings.Bands
+	members := 0
+	byN := make(map[uint32]*record, len(ck.recs))
+	for i := range ck.recs {
+		r := &ck.recs[i]
+		v := ck.idb.Get([]byte(r.id))
+		if len(v) == 4 {
+			byN[binary.BigEndian.Uint32(v)] = r
+		}
+	}
+	tx.Bucket(bucketBands).ForEach(func(key, v []byte) error {
+		if len(key) != 9 || int(key[0]) >= nb {
+			pr.add("band key %x malformed", key)
+			return nil
+		}
+		var bm roaring.Bitmap
+		if _, err := bm.FromBuffer(v); err != nil {
+			pr.add("band %x: %v", key, err)
+			return nil
+		}
+		if bm.IsEmpty() {
+			pr.add("band %x: empty posting", key)
+		}
+		h := binary.BigEndian.Uint64(key[1:])
+		for n := range roaring.Values(&bm) {
+			members++
+			r := byN[n]
+			if r == nil || r.bands[key[0]] != h || n >= m.bandFrom(x, int(key[0])) {
+				pr.add("band %x: document %d does not have this band", key, n)
+				break
+			}
+		}
+		if len(pr.list) >= maxProblems {
+			return errStop
+		}
+		return nil
+	})
+	// The documents from a band's watermark on have that band in the
+	// in-memory levels, not in the bucket.
+	inBucket := 0
+	lv := x.recentLevels()
+	dc := tx.Bucket(bucketDocs).Cursor()
+	for n, r := range byN {
+		for i, h := range r.bands {
+			if n < m.bandFrom(x, i) {
+				inBucket++
+				continue
+			}
+			if got := x.recentDocs(nil, lv, dc, i, h); !containsDoc(got, n) {
+				pr.add("document %d: band %d not in the in-memory levels", n, i)
+				break
+			}
+		}
+	}
+	if members != inBucket {
+		pr.add("%d band postings for %d bands of documents below their band's watermark", members, inBucket)
+	}
+}
