@@ -23,6 +23,9 @@ func (x *Index) Backup(w io.Writer) (int64, error) {
 	if err := x.checkOpen(); err != nil {
 		return 0, err
 	}
+	if err := x.settle(); err != nil {
+		return 0, err
+	}
 	var n int64
 	err := x.view(func(tx *bolt.Tx) error {
 		var err error

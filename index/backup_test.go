@@ -87,7 +87,7 @@ func TestBackup(t *testing.T) {
 // writer stops, the copy has every document.
 func TestCopyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "live.db")
-	x, err := index.Open(path, &index.Options{NoSync: true})
+	x, err := index.Open(path, &index.Options{Log: directLog, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

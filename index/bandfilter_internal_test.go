@@ -60,7 +60,7 @@ func TestBandFilterFalsePositives(t *testing.T) {
 // fill it, keeping every band posting, and not as upserts rewrite the
 // same texts.
 func TestBandFilterGrows(t *testing.T) {
-	x, err := Open(t.TempDir()+"/grow.simidx", &Options{NoSync: true, BandFilter: true})
+	x, err := Open(t.TempDir()+"/grow.simidx", &Options{Log: directLogInternal, NoSync: true, BandFilter: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestBandFilterGrows(t *testing.T) {
 // documents, and that it still holds every key after a reopen.
 func TestBandFilterSizedByKeys(t *testing.T) {
 	path := t.TempDir() + "/fps.simidx"
-	x, err := Open(path, &Options{NoSync: true, BandFilter: true})
+	x, err := Open(path, &Options{Log: directLogInternal, NoSync: true, BandFilter: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestBandFilterSizedByKeys(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if x, err = Open(path, &Options{BandFilter: true}); err != nil {
+	if x, err = Open(path, &Options{Log: directLogInternal, BandFilter: true}); err != nil {
 		t.Fatal(err)
 	}
 	defer x.Close()
@@ -182,7 +182,7 @@ func TestBandFilterSizedByKeys(t *testing.T) {
 // The rebuild is simulated by storing an empty filter just after the
 // query's transaction began.
 func TestBandFilterOfSnapshot(t *testing.T) {
-	x, err := Open(t.TempDir()+"/snap.simidx", &Options{NoSync: true, BandFilter: true})
+	x, err := Open(t.TempDir()+"/snap.simidx", &Options{Log: directLogInternal, NoSync: true, BandFilter: true})
 	if err != nil {
 		t.Fatal(err)
 	}

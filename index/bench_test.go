@@ -370,24 +370,6 @@ func BenchmarkAddText(b *testing.B) {
 	})
 }
 
-// BenchmarkAddProbed is BenchmarkAddText with the texts analyzed
-// beforehand (Probe, outside the timer) and added by AddProbed, as simidx
-// serve adds the documents its handlers analyzed: the difference is the
-// cost of the analyses Add makes.
-func BenchmarkAddProbed(b *testing.B) {
-	benchAdd(b, func(x *index.Index, ids []string, texts [][]byte) func() error {
-		ds := make([]index.ProbedDoc, len(ids))
-		for j := range ds {
-			p, err := x.Probe(texts[j])
-			if err != nil {
-				b.Fatal(err)
-			}
-			ds[j] = index.ProbedDoc{ID: ids[j], Probe: p}
-		}
-		return func() error { return x.AddProbed(ds...) }
-	})
-}
-
 // benchAdd times, on each index of textIndexes, commits of batches of
 // 1,000 new texts of 30 to 80 words: prepare, untimed, makes a batch's
 // commit, which is timed.

@@ -59,6 +59,9 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 	if err := x.checkOpen(); err != nil {
 		return err
 	}
+	if err := x.settle(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -161,6 +164,9 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 // clusters of near duplicates, as costly as the cluster is large.
 func (x *Index) SimilarID(id string) (string, error) {
 	if err := x.checkOpen(); err != nil {
+		return "", err
+	}
+	if err := x.settle(); err != nil {
 		return "", err
 	}
 	q, err := x.resolve(nil)

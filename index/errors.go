@@ -56,4 +56,11 @@ var (
 	// ErrChanged means a commit was made to the index file while CopyFile
 	// copied it: the copy may mix two commits.
 	ErrChanged = errors.New("index changed while it was copied")
+
+	// ErrPending is a scan of the whole file (Pairs, Clusters, Members,
+	// Compare, Backup, Stats) on a read-only index whose log holds
+	// operations a process that did not close the index acknowledged: the
+	// file does not hold them yet. Opening the index for writing once
+	// applies them.
+	ErrPending = errors.New("index log holds operations not yet applied to the file; open the index for writing once to apply them")
 )

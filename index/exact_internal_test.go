@@ -37,7 +37,7 @@ func TestExactModel(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(13, uint64(c.recent)))
 			path := filepath.Join(t.TempDir(), "exact.simidx")
-			opts := &Options{NoSync: true, RecentBands: c.recent, BandFilter: true, Settings: &Settings{NoMinHash: c.noMinhash}}
+			opts := &Options{Log: directLogInternal, NoSync: true, RecentBands: c.recent, BandFilter: true, Settings: &Settings{NoMinHash: c.noMinhash}}
 			x, err := Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -106,7 +106,7 @@ func TestExactModel(t *testing.T) {
 // exact watermark on whose exact key is neither in the bucket nor in the
 // in-memory levels.
 func TestCheckExactLevel(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "check.simidx"), &Options{NoSync: true})
+	x, err := Open(filepath.Join(t.TempDir(), "check.simidx"), &Options{Log: directLogInternal, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestCheckExactLevel(t *testing.T) {
 // hash (a collision of the 64-bit hash, forced here) but no band or
 // fingerprint used to reach the band pairs as band 255.
 func TestPairsExactLevel(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "pairs.simidx"), &Options{NoSync: true})
+	x, err := Open(filepath.Join(t.TempDir(), "pairs.simidx"), &Options{Log: directLogInternal, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestPairsExactLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	pb.p.exact = pa.p.exact
-	if err := x.AddProbed(ProbedDoc{ID: "a", Probe: pa}, ProbedDoc{ID: "b", Probe: pb}); err != nil {
+	if err := x.addProbed(probedDoc{ID: "a", Probe: pa}, probedDoc{ID: "b", Probe: pb}); err != nil {
 		t.Fatal(err)
 	}
 	err = x.Pairs(context.Background(), &QueryOptions{MaxDistance: ZeroDistance, MinSimilarity: 0.01}, func(Pair) error { return nil })
@@ -164,7 +164,7 @@ func TestPairsExactLevel(t *testing.T) {
 // bucket holds its exact key as the merges move it.
 func TestExactConcurrent(t *testing.T) {
 	t.Parallel()
-	x, err := Open(filepath.Join(t.TempDir(), "c.simidx"), &Options{NoSync: true, RecentBands: 4, BandFilter: true})
+	x, err := Open(filepath.Join(t.TempDir(), "c.simidx"), &Options{Log: directLogInternal, NoSync: true, RecentBands: 4, BandFilter: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,9 +80,9 @@ func ExampleIndex_QueryFingerprint() {
 	// [{x 0 0 false}]
 }
 
-// A server analyzes each posted text once, when it arrives, to check it
-// against the index, and stores the analyses later in one commit.
-func ExampleIndex_AddProbed() {
+// A classifieds site refuses an ad that repeats one it holds: the check
+// and the add are one step, also for concurrent calls.
+func ExampleIndex_AddIfUnique() {
 	dir, err := os.MkdirTemp("", "simidx-example")
 	if err != nil {
 		log.Fatal(err)
@@ -94,34 +94,22 @@ func ExampleIndex_AddProbed() {
 	}
 	defer x.Close()
 
-	var pending []index.ProbedDoc
 	for i, text := range []string{
 		"Bright two-room flat near the station, newly renovated, 900 a month.",
 		"Bright two room flat near the station, newly renovated: 900 a month!",
+		"Garden shed, two years old, must be collected, 120.",
 	} {
-		p, err := x.Probe([]byte(text))
+		id := fmt.Sprint("ad", i)
+		dups, err := x.AddIfUnique(nil, index.Doc{ID: id, Text: []byte(text)})
 		if err != nil {
 			log.Fatal(err)
 		}
-		ms, err := x.QueryProbe(&p, nil) // the stored ads it repeats
-		if err != nil {
-			log.Fatal(err)
+		for _, d := range dups {
+			fmt.Printf("%s refused: repeats %s\n", d.ID, d.Matches[0].ID)
 		}
-		fmt.Printf("ad%d: %d stored near duplicates\n", i, len(ms))
-		pending = append(pending, index.ProbedDoc{ID: fmt.Sprint("ad", i), Probe: p})
 	}
-	if err := x.AddProbed(pending...); err != nil {
-		log.Fatal(err)
-	}
-	ms, err := x.QueryID("ad0", nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, m := range ms {
-		fmt.Println("near ad0:", m.ID)
-	}
+	fmt.Println(x.Len(), "ads")
 	// Output:
-	// ad0: 0 stored near duplicates
-	// ad1: 0 stored near duplicates
-	// near ad0: ad1
+	// ad1 refused: repeats ad0
+	// 2 ads
 }

@@ -21,8 +21,26 @@ type Document struct {
 }
 
 // Get returns what the index stores about the document id, or an error
-// wrapping ErrNotFound. It costs two bbolt lookups.
+// wrapping ErrNotFound, a document logged and not yet in the file
+// included. It costs two bbolt lookups, or a lookup among the pending
+// operations.
 func (x *Index) Get(id string) (Document, error) {
+	if x.pend != nil {
+		if op := x.pend.snapshot().latest(id); op != nil {
+			if err := x.checkOpen(); err != nil {
+				return Document{}, err
+			}
+			if op.del {
+				return Document{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+			}
+			return Document{ID: id, Fingerprint: op.probe.Fingerprint(), Precomputed: !op.probe.HasText()}, nil
+		}
+	}
+	return x.getStored(id)
+}
+
+// getStored is Get of the file alone, without the pending operations.
+func (x *Index) getStored(id string) (Document, error) {
 	if err := x.checkOpen(); err != nil {
 		return Document{}, err
 	}

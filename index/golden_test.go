@@ -27,7 +27,7 @@ func goldenIndex(t *testing.T, path string, s *index.Settings) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x, err := index.Open(path, &index.Options{Settings: s})
+	x, err := index.Open(path, &index.Options{Log: directLog, Settings: s})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestGoldenLayout(t *testing.T) {
 	// Online adds into levels of 3 documents, ending with a merge of the
 	// levels under way: the watermarks and the merge's keys are pinned too.
 	path := filepath.Join(t.TempDir(), "online.simidx")
-	x, err := index.Open(path, &index.Options{RecentBands: 3})
+	x, err := index.Open(path, &index.Options{Log: directLog, RecentBands: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

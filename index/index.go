@@ -63,6 +63,15 @@ type Index struct {
 	tcur, tmrg, told atomic.Pointer[recentTables]
 	readers          sync.RWMutex
 	recentMax        int // Options.RecentBands
+
+	// wlog is the write path through the log (nil when read-only or
+	// with LogOptions.Direct); pend the operations logged and not yet in
+	// the file, which queries merge with the file's answers (nil
+	// without a log).
+	wlog     *writeLog
+	pend     *pending
+	uniqueMu sync.Mutex // serializes AddIfUnique with LogOptions.Direct
+	replayed int        // operations of a left log, see Replayed
 }
 
 // Doc is a document to add: an external ID and its text. Precomputed
@@ -93,16 +102,25 @@ func (x *Index) Path() string { return x.path }
 // in. Passing them back to Open in Options.Settings matches the index.
 func (x *Index) Settings() Settings { return x.settings.public() }
 
-// Len returns the number of documents in the index. It costs nothing: the
-// count is kept up to date by every commit.
-func (x *Index) Len() int { return int(x.count.Load()) }
+// Len returns the number of documents in the index, those logged and not
+// yet in the file included. It costs an atomic load.
+func (x *Index) Len() int {
+	if x.pend != nil {
+		return x.pend.snapshot().documents()
+	}
+	return int(x.count.Load())
+}
 
-// Sync flushes the index file to disk (fdatasync). Only an index opened
-// with Options.NoSync needs it, before something that must not outlive its
-// commits is removed: the commits of the others are synced. It fails with
-// ErrReadOnly on a read-only index.
+// Sync commits the operations of the log to the file and flushes the file
+// to disk (fdatasync). Only an index opened with Options.NoSync needs it,
+// before something that must not outlive its commits is removed: the
+// commits of the others are synced. It fails with ErrReadOnly on a
+// read-only index.
 func (x *Index) Sync() error {
 	if err := x.checkWritable(); err != nil {
+		return err
+	}
+	if err := x.flush(); err != nil {
 		return err
 	}
 	x.wmu.Lock()
@@ -123,8 +141,18 @@ func (x *Index) Sync() error {
 // does not wait for them: it returns an error wrapping ErrCorrupt, and the
 // file stays mapped, open and locked until the process exits.
 func (x *Index) Close() error {
+	var lerr error
+	if !x.closed.Load() && !x.faulted.Load() {
+		lerr = x.closeLog()
+	}
 	if x.closed.Swap(true) {
 		return nil
+	}
+	if lerr != nil {
+		x.wmu.Lock()
+		x.db.Close()
+		x.wmu.Unlock()
+		return fmt.Errorf("applying the log to %s on close (the log is kept and applied at the next Open): %w", x.path, lerr)
 	}
 	if x.faulted.Load() {
 		return errFaulted

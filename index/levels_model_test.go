@@ -56,7 +56,7 @@ func TestLevelsModel(t *testing.T) {
 				t.Parallel()
 				path := filepath.Join(t.TempDir(), "a.simidx")
 				st := c.st
-				opts := &index.Options{NoSync: true, RecentBands: c.recent, BandFilter: c.filter, TableMirror: c.mirror, Settings: &st}
+				opts := &index.Options{Log: directLog, NoSync: true, RecentBands: c.recent, BandFilter: c.filter, TableMirror: c.mirror, Settings: &st}
 				x, err := index.Open(path, opts)
 				if err != nil {
 					t.Fatal(err)

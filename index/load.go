@@ -108,6 +108,16 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 	if o.BatchSize <= 0 {
 		o.BatchSize = 20_000
 	}
+	if w := x.wlog; w != nil {
+		// The operations logged before come first, and none is logged
+		// while the load writes: Add and Delete wait for it.
+		w.commitMu.Lock()
+		defer w.commitMu.Unlock()
+		if err := x.flush(); err != nil {
+			return LoadStats{}, err
+		}
+		defer func() { x.pend.rebase(int(x.count.Load())) }()
+	}
 	x.wmu.Lock()
 	defer x.wmu.Unlock()
 	if err := x.checkOpen(); err != nil {

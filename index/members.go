@@ -20,6 +20,9 @@ func (x *Index) Members(ctx context.Context, fn func(Member) error) error {
 	if err := x.checkOpen(); err != nil {
 		return err
 	}
+	if err := x.settle(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -63,6 +66,9 @@ func (x *Index) member(n uint32, v []byte) Member {
 // two lookups, and a comparison of signatures or sets.
 func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 	if err := x.checkOpen(); err != nil {
+		return Pair{}, err
+	}
+	if err := x.settle(); err != nil {
 		return Pair{}, err
 	}
 	q, err := x.resolve(opts)

@@ -118,6 +118,19 @@ func Open(path string, opts *Options) (*Index, error) {
 			return nil, fmt.Errorf("open %s: %w", path, err)
 		}
 	}
+	var lo LogOptions
+	if opts.Log != nil {
+		lo = *opts.Log
+	}
+	if opts.ReadOnly {
+		err = x.readLeftLog()
+	} else {
+		err = x.openLog(lo, opts.NoSync)
+	}
+	if err != nil {
+		x.abandon()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
 	return x, nil
 }
 

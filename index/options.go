@@ -104,6 +104,11 @@ type Options struct {
 	// after every commit. Open rebuilds the levels from the records (a
 	// read of each record in them).
 	RecentBands int
+
+	// Log tunes the write path of Add, AddIfUnique and Delete: the
+	// write-ahead log by default, or one synced commit per call. Nil
+	// selects the defaults; see LogOptions.
+	Log *LogOptions
 }
 
 // timeout returns the lock timeout Open passes to bbolt.

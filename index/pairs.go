@@ -61,6 +61,9 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 	if err := x.checkOpen(); err != nil {
 		return err
 	}
+	if err := x.settle(); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -48,6 +48,14 @@ func (x *Index) ProbeID(id string) (Probe, error) {
 	if err := x.checkOpen(); err != nil {
 		return Probe{}, err
 	}
+	if x.pend != nil {
+		if op := x.pend.snapshot().latest(id); op != nil {
+			if op.del {
+				return Probe{}, fmt.Errorf("%w: %q", ErrNotFound, id)
+			}
+			return op.probe, nil
+		}
+	}
 	var pr Probe
 	err := x.view(func(tx *bolt.Tx) error {
 		n, r, err := x.lookup(tx, id, true)
@@ -136,13 +144,13 @@ func (m *Matcher) Sort(ms []Match) { m.x.sortMatches(ms) }
 // Limit returns the most matches a query reports, 0 for no limit.
 func (m *Matcher) Limit() int { return m.q.limit }
 
-// QueryProbe returns the stored documents matching the probe p, as Query,
-// QueryFingerprint or QueryID (without leaving out the document itself)
-// would for what p was made from; it spares a second analysis of a text
-// already probed. A probe of a text made by an index of other text
-// settings gives an error wrapping ErrSettings. It costs what Query costs,
-// less the analysis.
-func (x *Index) QueryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
+// queryProbe returns the documents of the file matching the probe p, as
+// Query, QueryFingerprint or QueryID (without leaving out the document
+// itself) would for what p was made from, without the pending
+// operations; it spares a second analysis of a text already probed. A
+// probe of a text made by an index of other text settings gives an error
+// wrapping ErrSettings. It costs what Query costs, less the analysis.
+func (x *Index) queryProbe(p *Probe, opts *QueryOptions) ([]Match, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
 	}

@@ -115,6 +115,13 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
 	}
+	if v := x.pendingOps(); v != nil {
+		pr, err := x.Probe(text)
+		if err != nil {
+			return nil, err
+		}
+		return x.queryPending(v, &pr, opts, "")
+	}
 	q, err := x.resolve(opts)
 	if err != nil {
 		return nil, err
@@ -151,6 +158,10 @@ func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error)
 	if q.minSimSet {
 		return nil, fmt.Errorf("%w: a query by fingerprint has no MinHash signature for MinSimilarity", ErrSettings)
 	}
+	if v := x.pendingOps(); v != nil {
+		pr := x.ProbeFingerprint(fp)
+		return x.queryPending(v, &pr, opts, "")
+	}
 	q.fp, q.minSim = true, 0
 	var ms []Match
 	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
@@ -168,6 +179,9 @@ func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error)
 func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
+	}
+	if v := x.pendingOps(); v != nil {
+		return x.queryIDPending(v, id, opts)
 	}
 	q, err := x.resolve(opts)
 	if err != nil {

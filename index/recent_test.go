@@ -76,10 +76,10 @@ func TestRecentBands(t *testing.T) {
 		name string
 		opts index.Options
 	}{
-		{"every commit", index.Options{RecentBands: -1}},
-		{"in memory", index.Options{RecentBands: 1 << 30}},
-		{"small level", index.Options{RecentBands: 5}},
-		{"small level, filter", index.Options{RecentBands: 9, BandFilter: true}},
+		{"every commit", index.Options{Log: directLog, RecentBands: -1}},
+		{"in memory", index.Options{Log: directLog, RecentBands: 1 << 30}},
+		{"small level", index.Options{Log: directLog, RecentBands: 5}},
+		{"small level, filter", index.Options{Log: directLog, RecentBands: 9, BandFilter: true}},
 	}
 	xs := make([]*index.Index, len(configs))
 	open := func(i int) {
@@ -192,7 +192,7 @@ func TestRecentBandsConcurrent(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(5, 6))
 	docs := recentCorpus(t, rng)
-	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 4, BandFilter: true})
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{Log: directLog, NoSync: true, RecentBands: 4, BandFilter: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,7 +274,7 @@ func TestRecentBandsConcurrent(t *testing.T) {
 func TestUpgradeVersion1(t *testing.T) {
 	t.Parallel()
 	path := v1Copy(t)
-	x, err := index.Open(path, nil)
+	x, err := index.Open(path, &index.Options{Log: directLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +357,7 @@ func TestUpgradeVersion2(t *testing.T) {
 	check(x, "version 2, read-only", 2)
 	x.Close()
 
-	x, err = index.Open(path, nil)
+	x, err = index.Open(path, &index.Options{Log: directLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,7 +369,7 @@ func TestUpgradeVersion2(t *testing.T) {
 	x.Close()
 
 	// A merge of the levels after every commit.
-	x, err = index.Open(path, &index.Options{RecentBands: -1})
+	x, err = index.Open(path, &index.Options{Log: directLog, RecentBands: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +419,7 @@ func TestUpgradeVersion3(t *testing.T) {
 	}
 	x.Close()
 
-	x, err = index.Open(path, nil)
+	x, err = index.Open(path, &index.Options{Log: directLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,7 +445,7 @@ func TestUpgradeVersion3(t *testing.T) {
 
 	// A merge of the levels after every commit (an add's), which writes
 	// the exact keys of the level into the bucket.
-	x, err = index.Open(path, &index.Options{RecentBands: -1})
+	x, err = index.Open(path, &index.Options{Log: directLog, RecentBands: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,14 +485,14 @@ func TestMergeSlices(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	docs := recentCorpus(t, rng)
 	dir := t.TempDir()
-	ref, err := index.Open(filepath.Join(dir, "ref"), &index.Options{NoSync: true, RecentBands: -1})
+	ref, err := index.Open(filepath.Join(dir, "ref"), &index.Options{Log: directLog, NoSync: true, RecentBands: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ref.Close()
 	path := filepath.Join(dir, "sliced")
 	open := func() *index.Index {
-		x, err := index.Open(path, &index.Options{NoSync: true, RecentBands: 12})
+		x, err := index.Open(path, &index.Options{Log: directLog, NoSync: true, RecentBands: 12})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -32,7 +32,7 @@ func TestRecentTablesBruteForce(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(uint64(recent+10), 5))
 			path := filepath.Join(t.TempDir(), "t.simidx")
-			opts := &index.Options{NoSync: true, RecentBands: recent, TableMirror: c.mirror,
+			opts := &index.Options{Log: directLog, NoSync: true, RecentBands: recent, TableMirror: c.mirror,
 				Settings: &index.Settings{NoMinHash: true, ExpectedDocs: 1000}}
 			x, err := index.Open(path, opts)
 			if err != nil {
@@ -191,7 +191,7 @@ func TestRecentTablesConcurrent(t *testing.T) {
 }
 
 func recentTablesConcurrent(t *testing.T, mirror bool) {
-	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: 5, TableMirror: mirror,
+	x, err := index.Open(filepath.Join(t.TempDir(), "c.simidx"), &index.Options{Log: directLog, NoSync: true, RecentBands: 5, TableMirror: mirror,
 		Settings: &index.Settings{NoMinHash: true, ExpectedDocs: 1000}})
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,9 @@ func (x *Index) Stats() (Stats, error) {
 	if err := x.checkOpen(); err != nil {
 		return Stats{}, err
 	}
+	if err := x.settle(); err != nil {
+		return Stats{}, err
+	}
 	st := x.settings
 	pmin, _ := st.Design.PrefixBits(st.MaxDistance)
 	s := Stats{

@@ -16,7 +16,7 @@ import (
 // merged document changed the tables, until the next merge copies them
 // again. And the mirror holds every group of the bucket.
 func TestTableMirrorSnapshots(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "m.simidx"), &Options{NoSync: true, RecentBands: 1 << 20, TableMirror: true,
+	x, err := Open(filepath.Join(t.TempDir(), "m.simidx"), &Options{Log: directLogInternal, NoSync: true, RecentBands: 1 << 20, TableMirror: true,
 		Settings: &Settings{NoMinHash: true, ExpectedDocs: 1000}})
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestTableMirrorSnapshots(t *testing.T) {
 // file.
 func TestTableMirrorNoBucket(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "nb.simidx")
-	x, err := Open(path, &Options{NoSync: true})
+	x, err := Open(path, &Options{Log: directLogInternal, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestTableMirrorNoBucket(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if _, err := Open(path, &Options{TableMirror: true}); !errors.Is(err, ErrCorrupt) {
+	if _, err := Open(path, &Options{Log: directLogInternal, TableMirror: true}); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Open with the mirror: %v, want ErrCorrupt", err)
 	}
 	x, err = Open(path, &Options{ReadOnly: true})
@@ -140,7 +140,7 @@ func TestTableMirrorNoBucket(t *testing.T) {
 // TestCheckTableMirror checks that Check compares the table mirror, when
 // queries use it, with the tables bucket.
 func TestCheckTableMirror(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "cm.simidx"), &Options{NoSync: true, RecentBands: -1, TableMirror: true,
+	x, err := Open(filepath.Join(t.TempDir(), "cm.simidx"), &Options{Log: directLogInternal, NoSync: true, RecentBands: -1, TableMirror: true,
 		Settings: &Settings{NoMinHash: true, ExpectedDocs: 1000}})
 	if err != nil {
 		t.Fatal(err)

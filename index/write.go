@@ -13,14 +13,14 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// Add adds docs in one atomic transaction: all of them or, on error, none.
-// A document whose ID is already stored replaces it; if docs holds an ID
-// more than once, the last one wins. It costs, per document, an analysis,
-// a record and an insertion per table (and, with MinHash, per band) into
-// the in-memory levels, and its share of the next merge of the levels
-// into the file (see Options.RecentBands). For many documents, Load is
-// faster.
-func (x *Index) Add(docs ...Doc) error {
+// addDirect adds docs in one bbolt transaction of their own, synced
+// unless Options.NoSync: all of them or, on error, none. A document whose
+// ID is already stored replaces it; if docs holds an ID more than once,
+// the last one wins. It costs, per document, an analysis, a record and an
+// insertion per table (and, with MinHash, per band) into the in-memory
+// levels, and its share of the next merge of the levels into the file
+// (see Options.RecentBands).
+func (x *Index) addDirect(docs ...Doc) error {
 	if err := x.checkWritable(); err != nil {
 		return err
 	}
@@ -37,24 +37,21 @@ func (x *Index) Add(docs ...Doc) error {
 	return x.addRecs(recs)
 }
 
-// ProbedDoc is a document to add whose text is already analyzed: Probe is
-// what Probe of this index (or of an index with the same settings)
-// returned for its text, or ProbeFingerprint for a precomputed
-// fingerprint.
-type ProbedDoc struct {
+// probedDoc is a document to add whose text is already analyzed: probe
+// is what probeText of this index returned for its text, or
+// probeFingerprint for a precomputed fingerprint.
+type probedDoc struct {
 	ID    string
 	Probe Probe
 }
 
-// AddProbed is Add for documents analyzed beforehand, as a server that
-// analyzed each text when it was posted adds them later in a batch: it
-// stores what Add stores for their texts without analyzing them again. A
-// probe made under other text settings than the index's (by an index of
-// other settings), a fingerprint probe under a method of word sets, or
-// the zero Probe gives an error wrapping ErrSettings, and nothing is
-// added. Cost: as Add, less the analyses (a copy of each probe's
-// signature instead).
-func (x *Index) AddProbed(docs ...ProbedDoc) error {
+// addProbed is addDirect for documents analyzed beforehand (the operations
+// of the log, analyzed by the callers of Add): it stores what addDirect
+// stores for their texts without analyzing them again. A probe made under
+// other text settings than the index's, a fingerprint probe under a method
+// of word sets, or the zero Probe gives an error wrapping ErrSettings, and
+// nothing is added.
+func (x *Index) addProbed(docs ...probedDoc) error {
 	if err := x.checkWritable(); err != nil {
 		return err
 	}
@@ -102,10 +99,10 @@ func (x *Index) AddFingerprint(id string, fp uint64) error {
 	return x.Add(Doc{ID: id, Fingerprint: fp, Precomputed: true})
 }
 
-// Delete removes the documents with the given IDs in one atomic
+// deleteDirect removes the documents with the given IDs in one bbolt
 // transaction, from every table and posting, and returns how many were
 // found. IDs not found are skipped.
-func (x *Index) Delete(ids ...string) (int, error) {
+func (x *Index) deleteDirect(ids ...string) (int, error) {
 	if err := x.checkWritable(); err != nil {
 		return 0, err
 	}
@@ -201,7 +198,7 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 
 // probedRecord validates d and returns its record, with slices it owns.
 // Cost: copies of the probe's signature, bands and set.
-func (x *Index) probedRecord(d *ProbedDoc) (record, error) {
+func (x *Index) probedRecord(d *probedDoc) (record, error) {
 	if err := validID(d.ID); err != nil {
 		return record{}, err
 	}

@@ -1,0 +1,137 @@
+package index
+
+import (
+	"fmt"
+	"time"
+)
+
+// wake makes the applier commit now.
+func (w *writeLog) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// applyLoop commits the pending operations to the file every
+// ApplyInterval, or at once when woken, until stopped. A failed apply
+// leaves the operations pending and logged; the next tick retries it.
+func (w *writeLog) applyLoop() {
+	defer close(w.applyDone)
+	t := time.NewTicker(w.opts.ApplyInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+		case <-w.kick:
+		}
+		_ = w.apply()
+	}
+}
+
+// apply commits every operation published so far to the file: the last
+// operation per ID, adds in one synced commit and deletes in another, then
+// drops them from the pending level and removes the log segments that
+// held them. It costs those commits, and a file removal and directory
+// fsync per sealed segment.
+func (w *writeLog) apply() error {
+	x := w.x
+	w.applyMu.Lock()
+	defer w.applyMu.Unlock()
+	if x.pend.snapshot().len() == 0 {
+		return nil
+	}
+	start := time.Now()
+	n, err := w.applyPending()
+	if f := w.opts.Events.Apply; f != nil {
+		f(ApplyInfo{Ops: n, Duration: time.Since(start), Err: err})
+	}
+	return err
+}
+
+func (w *writeLog) applyPending() (int, error) {
+	x := w.x
+	if !w.closing {
+		if err := w.j.Prepare(); err != nil {
+			return 0, err
+		}
+	}
+	w.appendMu.Lock()
+	sealed, _, err := w.j.Rotate()
+	upto := x.pend.lastSeq()
+	w.appendMu.Unlock()
+	if err != nil {
+		return 0, err
+	}
+	v := x.pend.snapshot()
+	// Last operation per ID wins: an add replaces, a delete removes.
+	last := map[string]*pendingOp{}
+	var order []string
+	for _, op := range v.ops {
+		if op.seq > upto {
+			break
+		}
+		if _, ok := last[op.id]; !ok {
+			order = append(order, op.id)
+		}
+		last[op.id] = op
+	}
+	// Each add was analyzed by its caller: the file stores its probe
+	// without analyzing the text again.
+	var docs []probedDoc
+	var dels []string
+	for _, id := range order {
+		op := last[id]
+		if op.del {
+			dels = append(dels, id)
+		} else {
+			docs = append(docs, probedDoc{ID: id, Probe: op.probe})
+		}
+	}
+	if len(docs) > 0 {
+		if err := x.addProbed(docs...); err != nil {
+			return 0, err
+		}
+	}
+	if len(dels) > 0 {
+		if _, err := x.deleteDirect(dels...); err != nil {
+			return 0, err
+		}
+	}
+	// The file holds them, synced: queries find them there, and the log
+	// may forget them. A crash before the removal, or a removal that
+	// fails (retried with the next one), replays them, which changes
+	// nothing.
+	x.pend.drop(upto, int(x.count.Load()))
+	if err := w.j.Remove(sealed); err != nil {
+		return len(order), err
+	}
+	return len(order), nil
+}
+
+// flush commits every pending operation to the file, for the reads that
+// scan the file (Pairs, Clusters, Members, Backup, Check, Stats) and for
+// Load and Sync. Without a log it does nothing. It costs an apply.
+func (x *Index) flush() error {
+	w := x.wlog
+	if w == nil || x.pend.snapshot().len() == 0 {
+		return nil
+	}
+	return w.apply()
+}
+
+// settle makes the file hold every acknowledged operation, for the reads
+// that scan it: on an index with a log it applies the pending operations
+// (flush); on a read-only index that read a left log into memory it fails
+// with an error wrapping ErrPending.
+func (x *Index) settle() error {
+	if x.wlog != nil {
+		return x.flush()
+	}
+	if v := x.pendingOps(); v != nil && x.readOnly {
+		return fmt.Errorf("%w: %d operations of %s", ErrPending, v.len(), LogDir(x.path))
+	}
+	return nil
+}
