@@ -54,28 +54,6 @@ func TestNotAnIndex(t *testing.T) {
 	}
 }
 
-// populated returns the path of a closed index holding 2000 fingerprints.
-func populated(t *testing.T) string {
-	path := filepath.Join(t.TempDir(), "x.simidx")
-	x, err := index.Open(path, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &corpus{}
-	for i := range 2000 {
-		c.add(childFP(i))
-	}
-	var docs []index.Doc
-	for d := range c.docs() {
-		docs = append(docs, d)
-	}
-	if err := x.Add(docs...); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	return path
-}
-
 func TestNewerSchema(t *testing.T) {
 	path := populated(t)
 	db, err := bolt.Open(path, 0o644, nil)

@@ -28,16 +28,11 @@ func TestBandFilter(t *testing.T) {
 }
 
 func testBandFilter(t *testing.T, fps int) {
-	docs := licenseDocs(t)
+	docs := licenseTexts(t)
 	dir := t.TempDir()
 	open := func(name string, filter bool) *index.Index {
-		x, err := index.Open(filepath.Join(dir, name), &index.Options{NoSync: true, BandFilter: filter,
+		return openIndex(t, filepath.Join(dir, name), &index.Options{NoSync: true, BandFilter: filter,
 			Settings: &index.Settings{ExpectedDocs: 10_000, MinBands: 1}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { x.Close() })
-		return x
 	}
 	plain, filtered := open("plain.simidx", false), open("filtered.simidx", true)
 	rng := rand.New(rand.NewPCG(7, 8))
@@ -66,7 +61,7 @@ func testBandFilter(t *testing.T, fps int) {
 	check := func(when string) {
 		t.Helper()
 		for i, d := range docs {
-			q := d.text
+			q := d.Text
 			if i%2 == 1 {
 				q = edit(q)
 			}
@@ -74,14 +69,14 @@ func testBandFilter(t *testing.T, fps int) {
 				want, err1 := plain.Query(q, o)
 				got, err2 := filtered.Query(q, o)
 				if err1 != nil || err2 != nil || !slices.Equal(got, want) {
-					t.Fatalf("%s: query %s (%+v): filtered %v, %v; plain %v, %v", when, d.id, o, got, err2, want, err1)
+					t.Fatalf("%s: query %s (%+v): filtered %v, %v; plain %v, %v", when, d.ID, o, got, err2, want, err1)
 				}
 			}
 		}
 	}
 	// A bulk load of half the licences.
 	for _, x := range []*index.Index{plain, filtered} {
-		if _, err := x.Load(context.Background(), seqOf(docs[:len(docs)/2]), nil); err != nil {
+		if _, err := x.Load(context.Background(), seqDocs(docs[:len(docs)/2]), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -90,9 +85,9 @@ func testBandFilter(t *testing.T, fps int) {
 	// filter starts at room for 1024 postings and grows.
 	for i := range 300 {
 		d := docs[rng.IntN(len(docs))]
-		doc := index.Doc{ID: fmt.Sprint("copy", i), Text: edit(d.text)}
+		doc := index.Doc{ID: fmt.Sprint("copy", i), Text: edit(d.Text)}
 		if i%50 == 0 {
-			doc.ID = docs[i%len(docs)].id // a replace
+			doc.ID = docs[i%len(docs)].ID // a replace
 		}
 		for _, x := range []*index.Index{plain, filtered} {
 			if err := x.Add(doc); err != nil {
@@ -102,14 +97,14 @@ func testBandFilter(t *testing.T, fps int) {
 	}
 	check("after adds")
 	for _, x := range []*index.Index{plain, filtered} {
-		if _, err := x.Delete(docs[0].id, "copy7", "copy8"); err != nil {
+		if _, err := x.Delete(docs[0].ID, "copy7", "copy8"); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check("after deletes")
 	// An incremental load into the non-empty index.
 	for _, x := range []*index.Index{plain, filtered} {
-		if _, err := x.Load(context.Background(), seqOf(docs[len(docs)/2:]), nil); err != nil {
+		if _, err := x.Load(context.Background(), seqDocs(docs[len(docs)/2:]), nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -75,14 +75,3 @@ func TestConcurrentQueriesWhileAdding(t *testing.T) {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, index.ErrNotFound) }
-
-// waitErrs waits for the goroutines of wg, which send their errors on
-// errs, and fails t with the first.
-func waitErrs(t *testing.T, wg *sync.WaitGroup, errs chan error) {
-	t.Helper()
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-}

@@ -19,12 +19,12 @@ import (
 // find, each once.
 func TestDefaultQuery(t *testing.T) {
 	t.Parallel()
-	docs := licenseDocs(t)
+	docs := licenseTexts(t)
 	x := newIndex(t, nil)
 	if st := x.Settings(); !st.MinHash || st.NoMinHash {
 		t.Fatalf("default settings without MinHash: %+v", st)
 	}
-	if _, err := x.Load(context.Background(), seqOf(docs), nil); err != nil {
+	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
 		t.Fatal(err)
 	}
 	fpr, err := index.NewFingerprinter(nil)
@@ -34,7 +34,7 @@ func TestDefaultQuery(t *testing.T) {
 	type an struct{ fp, sig, bands []uint64 }
 	ans := make([]an, len(docs))
 	for i, d := range docs {
-		fp, sig, bands := fpr.Analyze(d.text)
+		fp, sig, bands := fpr.Analyze(d.Text)
 		ans[i] = an{[]uint64{fp}, slices.Clone(sig), slices.Clone(bands)}
 	}
 	k := index.DefaultMaxDistance
@@ -52,13 +52,13 @@ func TestDefaultQuery(t *testing.T) {
 				shared = shared || ans[i].bands[b] == ans[j].bands[b]
 			}
 			if (d <= k || shared) && shingle.Estimate(ans[i].sig, ans[j].sig) >= index.DefaultMinSimilarity {
-				sim = append(sim, docs[j].id)
+				sim = append(sim, docs[j].ID)
 				if i < j {
-					want[docs[i].id+"/"+docs[j].id] = true
+					want[docs[i].ID+"/"+docs[j].ID] = true
 				}
 			}
 			if d <= k {
-				fpRule = append(fpRule, docs[j].id)
+				fpRule = append(fpRule, docs[j].ID)
 			}
 		}
 		total += len(sim)
@@ -72,7 +72,7 @@ func TestDefaultQuery(t *testing.T) {
 			{"MaxDistance alone", &index.QueryOptions{MaxDistance: k}, fpRule},
 			{"NoMinSimilarity", &index.QueryOptions{MinSimilarity: index.NoMinSimilarity}, fpRule},
 		} {
-			ms, err := x.QueryID(docs[i].id, c.opts)
+			ms, err := x.QueryID(docs[i].ID, c.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestDefaultQuery(t *testing.T) {
 			slices.Sort(got)
 			w := slices.Sorted(slices.Values(c.want))
 			if !slices.Equal(got, w) {
-				t.Errorf("QueryID(%s, %s) = %v, brute force %v", docs[i].id, c.name, got, w)
+				t.Errorf("QueryID(%s, %s) = %v, brute force %v", docs[i].ID, c.name, got, w)
 			}
 		}
 	}

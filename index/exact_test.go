@@ -3,26 +3,12 @@ package index_test
 import (
 	"context"
 	"fmt"
-	"iter"
-	"math/bits"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/simidx/simidx/index"
 )
-
-// newIndex creates an index in a temporary directory.
-func newIndex(t testing.TB, s *index.Settings) *index.Index {
-	t.Helper()
-	x, err := index.Open(filepath.Join(t.TempDir(), "test.simidx"), &index.Options{Settings: s, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { x.Close() })
-	return x
-}
 
 // kSetting returns the Settings.MaxDistance value for distance k.
 func kSetting(k int) int {
@@ -30,56 +16,6 @@ func kSetting(k int) int {
 		return index.ZeroDistance
 	}
 	return k
-}
-
-// flip returns fp with d distinct random bits flipped.
-func flip(rng *rand.Rand, fp uint64, d int) uint64 {
-	out := fp
-	for bits.OnesCount64(out^fp) < d {
-		out ^= 1 << rng.IntN(64)
-	}
-	return out
-}
-
-// corpus is a set of fingerprints with IDs.
-type corpus struct {
-	ids []string
-	fps []uint64
-}
-
-func (c *corpus) add(fp uint64) {
-	c.ids = append(c.ids, fmt.Sprintf("d%06d", len(c.ids)))
-	c.fps = append(c.fps, fp)
-}
-
-func (c *corpus) docs() iter.Seq2[index.Doc, error] {
-	return func(yield func(index.Doc, error) bool) {
-		for i := range c.ids {
-			if !yield(index.Doc{ID: c.ids[i], Fingerprint: c.fps[i], Precomputed: true}, nil) {
-				return
-			}
-		}
-	}
-}
-
-// brute returns the matches of fp within d by exhaustive scan.
-func (c *corpus) brute(fp uint64, d int) []index.Match {
-	var ms []index.Match
-	for i, g := range c.fps {
-		if dist := bits.OnesCount64(g ^ fp); dist <= d {
-			ms = append(ms, index.Match{ID: c.ids[i], Distance: dist})
-		}
-	}
-	slices.SortFunc(ms, func(a, b index.Match) int {
-		if a.Distance != b.Distance {
-			return a.Distance - b.Distance
-		}
-		if a.ID < b.ID {
-			return -1
-		}
-		return 1
-	})
-	return ms
 }
 
 // plantedCorpus returns n random fingerprints, each of the first probes

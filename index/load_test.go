@@ -81,13 +81,7 @@ func TestLoadCancel(t *testing.T) {
 func TestLoadSkipInvalid(t *testing.T) {
 	x := newIndex(t, nil)
 	docs := []index.Doc{{ID: "a", Text: []byte("x")}, {ID: "", Text: []byte("y")}, {ID: "b", Text: make([]byte, index.MaxDocSize+1)}, {ID: "c", Text: []byte("z")}}
-	src := func(yield func(index.Doc, error) bool) {
-		for _, d := range docs {
-			if !yield(d, nil) {
-				return
-			}
-		}
-	}
+	src := seqDocs(docs)
 	st, err := x.Load(context.Background(), src, &index.LoadOptions{SkipInvalid: true})
 	if err != nil || st.Skipped != 2 || x.Len() != 2 {
 		t.Fatalf("skip: %+v, %v, Len %d", st, err, x.Len())
@@ -111,13 +105,7 @@ func TestLoadExactDuplicates(t *testing.T) {
 			x := newIndex(t, &index.Settings{ExpectedDocs: 10000, NoMinHash: noMinHash})
 			load := func(docs ...index.Doc) index.LoadStats {
 				t.Helper()
-				st, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
-					for _, d := range docs {
-						if !yield(d, nil) {
-							return
-						}
-					}
-				}, nil)
+				st, err := x.Load(context.Background(), seqDocs(docs), nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"math/bits"
 	"testing"
 
 	"github.com/simidx/simidx/index"
@@ -58,8 +59,8 @@ func TestMembersCompare(t *testing.T) {
 		if empty {
 			want = 0
 		}
-		if p.Distance != popcount(fa^fb) || p.Similarity != want {
-			t.Errorf("Compare(%s, %s) = %+v, want distance %d similarity %v", a.ID, b.ID, p, popcount(fa^fb), want)
+		if p.Distance != bits.OnesCount64(fa^fb) || p.Similarity != want {
+			t.Errorf("Compare(%s, %s) = %+v, want distance %d similarity %v", a.ID, b.ID, p, bits.OnesCount64(fa^fb), want)
 		}
 		v, err := x.Compare(a.ID, b.ID, &index.QueryOptions{Verify: true})
 		want = shingle.Jaccard(setA, setB)
@@ -79,12 +80,4 @@ func TestMembersCompare(t *testing.T) {
 	if _, err := x.Compare("copy", "no such", nil); !errors.Is(err, index.ErrNotFound) {
 		t.Errorf("missing document: %v", err)
 	}
-}
-
-func popcount(v uint64) int {
-	n := 0
-	for ; v != 0; v &= v - 1 {
-		n++
-	}
-	return n
 }

@@ -12,47 +12,6 @@ import (
 	"github.com/simidx/simidx/index"
 )
 
-// bruteClusters returns the connected components of size >= 2 of the
-// brute-force pairs, IDs sorted, in representative order.
-func bruteClusters(ids []string, pairs map[[2]string]int) [][]string {
-	parent := map[string]string{}
-	var find func(string) string
-	find = func(s string) string {
-		p, ok := parent[s]
-		if !ok || p == s {
-			return s
-		}
-		r := find(p)
-		parent[s] = r
-		return r
-	}
-	for p := range pairs {
-		a, b := find(p[0]), find(p[1])
-		if a != b {
-			parent[max(a, b)] = min(a, b)
-		}
-	}
-	groups := map[string][]string{}
-	for _, id := range ids {
-		r := find(id)
-		groups[r] = append(groups[r], id)
-	}
-	var out [][]string
-	for _, g := range groups {
-		if len(g) >= 2 {
-			slices.Sort(g)
-			out = append(out, g)
-		}
-	}
-	slices.SortFunc(out, func(a, b []string) int {
-		if a[0] < b[0] {
-			return -1
-		}
-		return 1
-	})
-	return out
-}
-
 // TestPairsExact checks Pairs and Clusters against brute force on 20,000
 // fingerprints with planted clusters.
 func TestPairsExact(t *testing.T) {
@@ -140,20 +99,6 @@ func TestPairsExact(t *testing.T) {
 			}
 		})
 	}
-}
-
-// nearPair returns a new index of two documents one bit apart, "a" and
-// "b", added as fingerprints.
-func nearPair(t *testing.T) *index.Index {
-	t.Helper()
-	x := newIndex(t, nil)
-	if err := x.AddFingerprint("a", 1); err != nil {
-		t.Fatal(err)
-	}
-	if err := x.AddFingerprint("b", 3); err != nil {
-		t.Fatal(err)
-	}
-	return x
 }
 
 // TestCancelledBeforeStart checks that Pairs, Clusters and Load given a

@@ -3,7 +3,6 @@ package index_test
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -18,22 +17,13 @@ import (
 // them near duplicates of each other, and edited copies of some.
 func probeCorpus(t *testing.T) []index.Doc {
 	t.Helper()
-	dir := filepath.Join("..", "testdata", "licenses")
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var docs []index.Doc
-	for i, e := range ents {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, index.Doc{ID: strings.TrimSuffix(e.Name(), ".txt"), Text: b})
+	for i, d := range licenseTexts(t) {
+		docs = append(docs, index.Doc{ID: strings.TrimSuffix(d.ID, ".txt"), Text: d.Text})
 		if i%4 == 0 { // an exact copy and a lightly edited one
-			docs = append(docs, index.Doc{ID: e.Name() + "-copy", Text: b})
-			edited := strings.Replace(string(b), "the", "a", 3)
-			docs = append(docs, index.Doc{ID: e.Name() + "-edit", Text: []byte(edited)})
+			docs = append(docs, index.Doc{ID: d.ID + "-copy", Text: d.Text})
+			edited := strings.Replace(string(d.Text), "the", "a", 3)
+			docs = append(docs, index.Doc{ID: d.ID + "-edit", Text: []byte(edited)})
 		}
 	}
 	return docs
@@ -165,15 +155,7 @@ func TestAddProbedAgreesWithAdd(t *testing.T) {
 		{"short", text(short), []index.Settings{{NoMinHash: true}, text(index.TextSettings{Method: index.MethodShort, Words: 30})}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			open := func(name string) *index.Index {
-				x, err := index.Open(filepath.Join(t.TempDir(), name), &index.Options{Settings: &tc.s, NoSync: true})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(func() { x.Close() })
-				return x
-			}
-			a, b := open("a.simidx"), open("b.simidx")
+			a, b := newIndex(t, &tc.s), newIndex(t, &tc.s)
 			if err := a.Add(docs...); err != nil {
 				t.Fatal(err)
 			}

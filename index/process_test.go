@@ -31,9 +31,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// childFP is the fingerprint the crash test gives document i.
-func childFP(i int) uint64 { return uint64(i)*0x9E3779B97F4A7C15 ^ 0xDEADBEEF }
-
 // childText is the text the crash test gives document i when it loads
 // text (into an index with a set method).
 func childText(i int) []byte {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -86,16 +86,6 @@ func analyzeSetDocs(t *testing.T, m index.Method, docs []setDoc) {
 		d.fp = f.Sum64(d.text)
 		if got := f.Set(d.text); !slices.Equal(got, d.set) {
 			t.Fatalf("%s: Fingerprinter.Set %x, want %x", d.id, got, d.set)
-		}
-	}
-}
-
-func seqOf(docs []setDoc) func(yield func(index.Doc, error) bool) {
-	return func(yield func(index.Doc, error) bool) {
-		for _, d := range docs {
-			if !yield(index.Doc{ID: d.id, Text: d.text}, nil) {
-				return
-			}
 		}
 	}
 }
@@ -255,41 +245,6 @@ func checkSetIndex(t *testing.T, x *index.Index, docs []setDoc, r setRule, opts 
 	return len(want)
 }
 
-// licenseDocs returns the licence texts of testdata/licenses.
-func licenseDocs(t *testing.T) []setDoc {
-	t.Helper()
-	files, err := filepath.Glob("../testdata/licenses/*.txt")
-	if err != nil || len(files) < 20 {
-		t.Fatalf("licences: %d files, %v", len(files), err)
-	}
-	var docs []setDoc
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, setDoc{id: filepath.Base(f), text: b})
-	}
-	return docs
-}
-
-// words is a vocabulary for generated text.
-var words = strings.Fields(`market council river station winter minister harbour village
-	railway election committee agreement festival hospital teacher museum bridge factory
-	weather airport summer company budget police students farmers storm report region
-	highway concert library program network energy company prices housing tourism
-	fishermen orchestra parliament engineers volunteers mountain coastline gallery`)
-
-// sentence returns a random sentence of n words.
-func sentence(rng *rand.Rand, n int) string {
-	w := make([]string, n)
-	for i := range w {
-		w[i] = words[rng.IntN(len(words))]
-	}
-	w[0] = strings.ToUpper(w[0][:1]) + w[0][1:]
-	return strings.Join(w, " ") + "."
-}
-
 // TestNshash checks the nshash method against brute force on the licences
 // with planted near copies and on news-like texts sharing long sentences,
 // loaded in bulk and added online.
@@ -327,7 +282,7 @@ func TestNshash(t *testing.T) {
 	rule := setRule{method: index.MethodNshash}
 
 	x := newIndex(t, &index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodNshash}})
-	if _, err := x.Load(context.Background(), seqOf(docs), nil); err != nil {
+	if _, err := x.Load(context.Background(), seqDocs(textDocs(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	if np := checkSetIndex(t, x, docs, rule, nil); np < 60 {
@@ -345,7 +300,7 @@ func TestNshash(t *testing.T) {
 		t.Fatal(err)
 	}
 	half := len(docs) / 2
-	if _, err := y.Load(context.Background(), seqOf(docs[1:half]), &index.LoadOptions{BatchSize: 50}); err != nil {
+	if _, err := y.Load(context.Background(), seqDocs(textDocs(docs[1:half])), &index.LoadOptions{BatchSize: 50}); err != nil {
 		t.Fatal(err)
 	}
 	for _, d := range docs[half:] {
@@ -393,7 +348,7 @@ func TestShort(t *testing.T) {
 	analyzeSetDocs(t, index.MethodShort, docs)
 
 	x := newIndex(t, &index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort}})
-	if _, err := x.Load(context.Background(), seqOf(docs), nil); err != nil {
+	if _, err := x.Load(context.Background(), seqDocs(textDocs(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	rule := setRule{method: index.MethodShort, minShared: 2, threshold: 0.8}
@@ -418,7 +373,7 @@ func TestShort(t *testing.T) {
 
 	// Other settings: 3 shared words and 0.6.
 	y := newIndex(t, &index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort, MinShared: 3, Threshold: 0.6}})
-	if _, err := y.Load(context.Background(), seqOf(docs), nil); err != nil {
+	if _, err := y.Load(context.Background(), seqDocs(textDocs(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	checkSetIndex(t, y, docs, setRule{method: index.MethodShort, minShared: 3, threshold: 0.6}, nil)
@@ -481,13 +436,7 @@ func TestSetLifecycle(t *testing.T) {
 				t.Fatal(err)
 			}
 			docs := []index.Doc{{ID: "a", Text: []byte(a)}, {ID: "b", Text: []byte(b)}, {ID: "a", Text: []byte(c)}}
-			st, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
-				for _, d := range docs {
-					if !yield(d, nil) {
-						return
-					}
-				}
-			}, nil)
+			st, err := x.Load(context.Background(), seqDocs(docs), nil)
 			if err != nil || st.Replaced != 1 || x.Len() != 2 {
 				t.Fatalf("load: %+v, %v, Len %d", st, err, x.Len())
 			}
@@ -592,7 +541,7 @@ func TestMinBands(t *testing.T) {
 		fps[i], sigs[i], bands[i] = fp, slices.Clone(sig), slices.Clone(b)
 	}
 	x := newIndex(t, s)
-	if _, err := x.Load(context.Background(), seqOf(docs), nil); err != nil {
+	if _, err := x.Load(context.Background(), seqDocs(textDocs(docs)), nil); err != nil {
 		t.Fatal(err)
 	}
 	const minSim = 0.3
@@ -627,7 +576,7 @@ func TestMinBands(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if len(want) < 20 || !maps2Equal(got, want) {
+	if len(want) < 20 || !maps.Equal(got, want) {
 		t.Fatalf("pairs: %d, want %d", len(got), len(want))
 	}
 	byQuery := map[[2]string]bool{}
@@ -644,20 +593,8 @@ func TestMinBands(t *testing.T) {
 			byQuery[[2]string{a, b}] = true
 		}
 	}
-	if !maps2Equal(byQuery, want) {
+	if !maps.Equal(byQuery, want) {
 		t.Fatalf("QueryID: %d pairs, want %d", len(byQuery), len(want))
 	}
 	t.Logf("%d pairs, %d pairs with one band only left out", len(want), oneBand)
-}
-
-func maps2Equal(a, b map[[2]string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }

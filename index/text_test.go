@@ -26,13 +26,7 @@ func TestTextQueries(t *testing.T) {
 				docs = append(docs, index.Doc{ID: fmt.Sprintf("other%02d", i), Text: []byte(fmt.Sprintf("filler document %d with its own words %d %d", i, i*i, i*7))})
 			}
 			var empties []string
-			st, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
-				for _, d := range docs {
-					if !yield(d, nil) {
-						return
-					}
-				}
-			}, &index.LoadOptions{Empty: func(id string) { empties = append(empties, id) }})
+			st, err := x.Load(context.Background(), seqDocs(docs), &index.LoadOptions{Empty: func(id string) { empties = append(empties, id) }})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,47 +13,8 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/eval"
-	"github.com/simidx/simidx/internal/testcorpus"
 	"github.com/simidx/simidx/shingle"
 )
-
-// verifyCorpus returns real texts (the licences of testdata and the
-// multilingual sample) with planted edits of every kind at several rates,
-// so that exact similarities spread over the whole range.
-func verifyCorpus(t *testing.T) []index.Doc {
-	t.Helper()
-	var docs []index.Doc
-	dir := filepath.Join("..", "testdata", "licenses")
-	names, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range names {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs = append(docs, index.Doc{ID: e.Name(), Text: b})
-	}
-	sample, err := testcorpus.Load(testcorpus.SamplePath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range sample {
-		docs = append(docs, index.Doc{ID: d.ID, Text: []byte(d.Text)})
-	}
-	rng := rand.New(rand.NewPCG(7, 8))
-	base := len(docs)
-	for i := range base {
-		for j, rate := range []float64{0.02, 0.1, 0.25} {
-			e := eval.Edits[(i+j)%len(eval.Edits)]
-			text := eval.Apply(rng, string(docs[i].Text), e, rate)
-			docs = append(docs, index.Doc{ID: fmt.Sprintf("%s~%s%.2f", docs[i].ID, e, rate), Text: []byte(text)})
-		}
-	}
-	docs = append(docs, index.Doc{ID: "empty", Text: []byte(" -- ")}, index.Doc{ID: "empty-too"})
-	return docs
-}
 
 // TestVerifyBruteForce checks Verify against an exhaustive computation:
 // every pair and match reported carries the exact Jaccard similarity of
@@ -263,17 +223,6 @@ func TestVerifySettings(t *testing.T) {
 	ms, err = x.QueryID("a", &index.QueryOptions{MinSimilarity: 0.9, Verify: true})
 	if err != nil || len(ms) != 1 || ms[0].ID != "c" || !(ms[0].Similarity > 0.9 && ms[0].Similarity < 1) || ms[0].Exact {
 		t.Fatalf("verified query by ID: %+v, %v", ms, err)
-	}
-}
-
-// seqDocs yields docs.
-func seqDocs(docs []index.Doc) func(func(index.Doc, error) bool) {
-	return func(yield func(index.Doc, error) bool) {
-		for _, d := range docs {
-			if !yield(d, nil) {
-				return
-			}
-		}
 	}
 }
 
