@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// readTreeRow is one tree of BenchmarkReadTree (package cmd/simidx): the
+// readTreeRow is one tree of BenchmarkReadTree (package internal/input): the
 // input layer reading the same texts plain, compressed or archived.
 type readTreeRow struct {
 	Command   string // the go test command of the run
@@ -22,7 +22,7 @@ type readTreeRow struct {
 // readTreeCommand is the command whose figures the report gives, with
 // the number of reads per run and of runs.
 func readTreeCommand(reads, count int) string {
-	return fmt.Sprintf("go test ./cmd/simidx -run '^$' -bench BenchmarkReadTree -benchtime %dx -count %d", reads, count)
+	return fmt.Sprintf("go test ./internal/input -run '^$' -bench BenchmarkReadTree -benchtime %dx -count %d", reads, count)
 }
 
 // runReadTree runs BenchmarkReadTree in the root module, count runs of
@@ -32,7 +32,7 @@ func runReadTree(reads, count int) ([]readTreeRow, error) {
 	if err != nil {
 		return nil, fmt.Errorf("readtree: %w", err)
 	}
-	cmd := exec.Command("go", "test", "./cmd/simidx", "-run", "^$", "-bench", "BenchmarkReadTree",
+	cmd := exec.Command("go", "test", "./internal/input", "-run", "^$", "-bench", "BenchmarkReadTree",
 		"-benchtime", fmt.Sprintf("%dx", reads), "-count", strconv.Itoa(count))
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()

@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/eval"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/simidx/simidx/shingle"
 	"github.com/spf13/pflag"
 )
@@ -45,7 +47,7 @@ Example:
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
 			db        string
-			in        inputFlags
+			in        input.Flags
 			sf        settingsFlags
 			out       outputFlags
 			sample    int
@@ -64,7 +66,7 @@ Example:
 		fs.IntVar(&unrelated, "unrelated", 2000, "unrelated `pairs` for the false-positive rate")
 		fs.Uint64Var(&seed, "seed", 1, "random `seed`")
 		fs.BoolVar(&byEdit, "by-edit", false, "also report each edit and rate on its own")
-		in.add(fs)
+		in.Add(fs)
 		sf.addIndexFlags(fs, false)
 		sf.addTextFlags(fs)
 		out.add(fs)
@@ -72,10 +74,10 @@ Example:
 			if err := out.check(db); err != nil {
 				return err
 			}
-			if err := in.check(); err != nil {
+			if err := in.Check(); err != nil {
 				return err
 			}
-			if !in.given(args) {
+			if !in.Given(args) {
 				return usagef("give the documents to sample (files, directories, or - for standard input)")
 			}
 			if sample < 2 {
@@ -93,8 +95,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			con := &console{w: e.stderr, cmd: "bench"}
-			r, err := newReader(args, in, e.stdin, con)
+			con := console.New(e.stderr, "bench")
+			r, err := input.Open(args, in, e.stdin, con)
 			if err != nil {
 				return err
 			}
@@ -146,10 +148,10 @@ func parseRates(s string) ([]float64, error) {
 
 // reservoir returns a uniform sample of up to n documents of at least
 // minShingles shingles from r.
-func reservoir(ctx context.Context, r *reader, f *index.Fingerprinter, rng *rand.Rand, n, minShingles int) []index.Doc {
+func reservoir(ctx context.Context, r *input.Reader, f *index.Fingerprinter, rng *rand.Rand, n, minShingles int) []index.Doc {
 	var docs []index.Doc
 	seen := 0
-	for d, err := range r.all(ctx) {
+	for d, err := range r.All(ctx) {
 		if err != nil {
 			break
 		}

@@ -90,6 +90,10 @@ func zstdBytes(t testing.TB, data []byte) []byte {
 	return zw.EncodeAll(data, nil)
 }
 
+// helloBz2 is a bzip2 stream of "hello\n", made by Python's bz2 module (the
+// standard library has no bzip2 writer).
+const helloBz2 = "\x42\x5a\x68\x39\x31\x41\x59\x26\x53\x59\xc1\xc0\x80\xe2\x00\x00\x01\x41\x00\x00\x10\x02\x44\xa0\x00\x30\xcd\x00\xc3\x46\x29\x97\x17\x72\x45\x38\x50\x90\xc1\xc0\x80\xe2"
+
 // writeBytes writes files (name -> content) under dir.
 func writeBytes(t testing.TB, dir string, files map[string][]byte) {
 	t.Helper()

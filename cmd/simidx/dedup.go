@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
 
@@ -66,7 +68,7 @@ Example:
 			emit   string
 			policy string
 			limit  int
-			in     inputFlags
+			in     input.Flags
 			sf     settingsFlags
 			out    outputFlags
 			quiet  bool
@@ -78,7 +80,7 @@ Example:
 		fs.StringVar(&policy, "keep", keepFirst, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
 		fs.IntVar(&limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		out.add(fs)
-		in.add(fs)
+		in.Add(fs)
 		sf.addIndexFlags(fs, false)
 		sf.addTextFlags(fs)
 		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
@@ -86,7 +88,7 @@ Example:
 			if err := out.check(db); err != nil {
 				return err
 			}
-			if err := in.check(); err != nil {
+			if err := in.Check(); err != nil {
 				return err
 			}
 			if err := q.check(); err != nil {
@@ -184,11 +186,11 @@ Example:
 				// The query flags and the inputs are checked before
 				// anything is added to the index; an index created for
 				// nothing is removed.
-				con := &console{w: e.stderr, cmd: "dedup"}
-				var r *reader
+				con := console.New(e.stderr, "dedup")
+				var r *input.Reader
 				opts, err = q.options(x)
 				if err == nil {
-					r, err = newReader(args, in, e.stdin, con)
+					r, err = input.Open(args, in, e.stdin, con)
 				}
 				if err == nil {
 					rd, err = newRunDocs(tmp, policy == keepLongest || policy == keepShortest, emit == emitRecords)
@@ -201,8 +203,8 @@ Example:
 					return err
 				}
 				defer rd.Close()
-				r.unique = true // every document counts
-				r.onDoc = rd.add
+				r.Unique = true // every document counts
+				r.OnDoc = rd.add
 				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
 				if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
 					// The index is not what was read (a failed commit, a
@@ -213,17 +215,17 @@ Example:
 				if loadErr == errInterrupted {
 					x.Close()
 					if db != "" {
-						con.message("simidx dedup: interrupted; the index %s is consistent; nothing reported", db)
+						con.Messagef("simidx dedup: interrupted; the index %s is consistent; nothing reported", db)
 					} else {
-						con.message("simidx dedup: interrupted; nothing reported")
+						con.Messagef("simidx dedup: interrupted; nothing reported")
 					}
 					return errInterrupted
 				}
-				if r.docs.Load() == 0 {
+				if r.Docs() == 0 {
 					if db == "" {
-						con.message("simidx dedup: %s; nothing to deduplicate", noDocuments(r))
+						con.Messagef("simidx dedup: %s; nothing to deduplicate", noDocuments(r))
 					} else {
-						con.message("simidx dedup: %s; nothing added to %s", noDocuments(r), db)
+						con.Messagef("simidx dedup: %s; nothing added to %s", noDocuments(r), db)
 					}
 				}
 			}

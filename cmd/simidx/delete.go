@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
 
@@ -41,7 +43,7 @@ Example:
 				return usagef("no ID given (IDs as arguments, or - to read them from standard input)")
 			}
 			var ids []string
-			con := &console{w: e.stderr, cmd: "delete"}
+			con := console.New(e.stderr, "delete")
 			long := 0
 			for _, a := range args {
 				if a != "-" {
@@ -89,17 +91,17 @@ Example:
 // lines were longer than an ID can be (index.MaxIDLen bytes): each is
 // reported by its line number on con and skipped without being held in
 // memory, and reading goes on.
-func readIDs(ids []string, rd io.Reader, con *console) ([]string, int, error) {
+func readIDs(ids []string, rd io.Reader, con *console.Console) ([]string, int, error) {
 	br := bufio.NewReaderSize(rd, 64<<10)
 	long := 0
 	for n := 1; ; n++ {
-		line, tooLong, read, err := readLine(br, index.MaxIDLen+len("\r\n"))
+		line, tooLong, read, err := input.ReadLine(br, index.MaxIDLen+len("\r\n"))
 		if tooLong {
 			long++
 			if err == nil {
 				read-- // the newline
 			}
-			con.printf("standard input:%d: line of %d bytes, longer than an ID (at most %d bytes), skipped", n, read, index.MaxIDLen)
+			con.Warnf("standard input:%d: line of %d bytes, longer than an ID (at most %d bytes), skipped", n, read, index.MaxIDLen)
 		} else if id := strings.TrimRight(string(line), "\r\n"); id != "" {
 			ids = append(ids, id)
 		}

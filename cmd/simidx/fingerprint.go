@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
 
@@ -32,33 +34,33 @@ Example:
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
 			db  string
-			in  inputFlags
+			in  input.Flags
 			sf  settingsFlags
 			out outputFlags
 		)
 		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
-		in.add(fs)
+		in.Add(fs)
 		sf.addTextFlags(fs)
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := out.check(db); err != nil {
 				return err
 			}
-			if err := in.check(); err != nil {
+			if err := in.Check(); err != nil {
 				return err
 			}
-			if in.format == inputHashes {
+			if in.Format() == input.Hashes {
 				return usagef("--input hashes already holds fingerprints; use files, jsonl or lines")
 			}
 			f, err := sf.fingerprinter(db)
 			if err != nil {
 				return err
 			}
-			if !in.given(args) {
+			if !in.Given(args) {
 				args = []string{"-"}
 			}
-			con := &console{w: e.stderr, cmd: "fingerprint"}
-			r, err := newReader(args, in, e.stdin, con)
+			con := console.New(e.stderr, "fingerprint")
+			r, err := input.Open(args, in, e.stdin, con)
 			if err != nil {
 				return err
 			}
@@ -66,7 +68,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			for d, err := range r.all(ctx) {
+			for d, err := range r.All(ctx) {
 				if err != nil {
 					break
 				}
@@ -85,7 +87,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			if n := r.skipped(); n > 0 {
+			if n := r.Skipped(); n > 0 {
 				return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
 			}
 			return nil
@@ -96,7 +98,7 @@ Example:
 // hashLine is the line of the fingerprint fp (16 hex digits) and a name in
 // md5sum's layout. As GNU md5sum does, a name with a backslash, a newline
 // or a carriage return is escaped (\\, \n, \r) and the line starts with a
-// backslash; parseHashLine reads it back.
+// backslash; input.ParseHashLine reads it back.
 func hashLine(fp, name string) string {
 	if !strings.ContainsAny(name, "\\\n\r") {
 		return fp + "  " + name + "\n"

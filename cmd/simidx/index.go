@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
 
@@ -54,13 +56,13 @@ Example:
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
 			db     string
-			in     inputFlags
+			in     input.Flags
 			sf     settingsFlags
 			quiet  bool
 			noSync bool
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (created if it does not exist)")
-		in.add(fs)
+		in.Add(fs)
 		sf.addIndexFlags(fs, true)
 		sf.addTextFlags(fs)
 		fs.BoolVar(&noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
@@ -69,18 +71,18 @@ Example:
 			if db == "" {
 				return usagef("--db PATH is required")
 			}
-			if !in.given(args) {
+			if !in.Given(args) {
 				return usagef("no INPUT given (a file, a directory, or - for standard input)")
 			}
-			if err := in.check(); err != nil {
+			if err := in.Check(); err != nil {
 				return err
 			}
 			s, err := sf.settings()
 			if err != nil {
 				return err
 			}
-			con := &console{w: e.stderr, cmd: "index"}
-			r, err := newReader(args, in, e.stdin, con)
+			con := console.New(e.stderr, "index")
+			r, err := input.Open(args, in, e.stdin, con)
 			if err != nil {
 				return err
 			}
@@ -95,19 +97,19 @@ Example:
 				err = cerr
 			}
 			if errors.Is(err, errInterrupted) {
-				con.message("simidx index: interrupted; committed %d documents to %s, which is consistent; run the command again to add the rest",
+				con.Messagef("simidx index: interrupted; committed %d documents to %s, which is consistent; run the command again to add the rest",
 					res.stats.Committed, db)
 				return err
 			}
-			if r.docs.Load() == 0 && res.stats.Committed == 0 {
+			if r.Docs() == 0 && res.stats.Committed == 0 {
 				// Nothing read adds nothing, not even a new index.
 				if created {
 					if rerr := os.Remove(db); rerr != nil && err == nil {
 						err = rerr
 					}
-					con.message("simidx index: %s; %s not created", noDocuments(r), db)
+					con.Messagef("simidx index: %s; %s not created", noDocuments(r), db)
 				} else {
-					con.message("simidx index: %s; nothing added to %s", noDocuments(r), db)
+					con.Messagef("simidx index: %s; nothing added to %s", noDocuments(r), db)
 				}
 			}
 			return err
@@ -129,15 +131,15 @@ type loadResult struct {
 // it is a terminal and printing a summary line unless quiet. It returns
 // errInterrupted if ctx was cancelled (after committing what was read), and
 // an error if inputs could not be read (after committing the others).
-func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr io.Writer, quiet bool) (loadResult, error) {
+func load(ctx context.Context, x *index.Index, r *input.Reader, con *console.Console, stderr io.Writer, quiet bool) (loadResult, error) {
 	start := time.Now()
-	r.store = true
+	r.Store = true
 	if !quiet && isTerminal(stderr) {
 		stop := startProgress(con, r, start)
 		defer stop()
 	}
 	var empty, replaced []string
-	stats, err := x.Load(ctx, r.all(ctx), &index.LoadOptions{
+	stats, err := x.Load(ctx, r.All(ctx), &index.LoadOptions{
 		SkipInvalid: true,
 		Empty: func(id string) {
 			if len(empty) < maxNamed {
@@ -145,8 +147,8 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 			}
 		},
 		Replaced: func(id string) {
-			if r.flags.verbose {
-				con.message("simidx %s: replaced %s", con.cmd, cell(id))
+			if r.Verbose() {
+				con.Messagef("simidx %s: replaced %s", con.Cmd(), cell(id))
 			} else if len(replaced) < maxNamed {
 				replaced = append(replaced, id)
 			}
@@ -160,27 +162,27 @@ func load(ctx context.Context, x *index.Index, r *reader, con *console, stderr i
 		return res, err
 	}
 	if !quiet {
-		con.message("%s", summary(r, stats, res.elapsed))
+		con.Messagef("%s", summary(r, stats, res.elapsed))
 	}
 	if stats.Empty > 0 && !quiet {
-		con.message("simidx %s: %d %s no words and %s nothing: %s", con.cmd, stats.Empty,
+		con.Messagef("simidx %s: %d %s no words and %s nothing: %s", con.Cmd(), stats.Empty,
 			plural(stats.Empty, "document has", "documents have"), plural(stats.Empty, "matches", "match"), names(empty, stats.Empty))
 	}
-	if len(replaced) > 0 && r.unique {
+	if len(replaced) > 0 && r.Unique {
 		// dedup keeps the documents it reads apart: these replaced
 		// documents stored in the index before.
-		con.message("simidx %s: %d %s the stored %s of the same ID: %s", con.cmd, stats.Replaced,
+		con.Messagef("simidx %s: %d %s the stored %s of the same ID: %s", con.Cmd(), stats.Replaced,
 			plural(stats.Replaced, "document replaced", "documents replaced"), plural(stats.Replaced, "document", "documents"), names(replaced, stats.Replaced))
 	}
-	if n := r.unread(); n > 0 {
+	if n := r.Unread(); n > 0 {
 		return res, unreadError{fmt.Errorf("%d %s could not be read (see above); indexed the rest", n, plural(n, "input", "inputs"))}
 	}
 	return res, nil
 }
 
 // noDocuments says that r read no document, and why when it knows.
-func noDocuments(r *reader) string {
-	if r.emptyStdin.Load() {
+func noDocuments(r *input.Reader) string {
+	if r.EmptyStdin() {
 		return "no documents read (standard input was empty)"
 	}
 	return "no documents read"
@@ -205,34 +207,34 @@ func names(ids []string, n int64) string {
 }
 
 // summary is the line printed after indexing.
-func summary(r *reader, s index.LoadStats, elapsed time.Duration) string {
+func summary(r *input.Reader, s index.LoadStats, elapsed time.Duration) string {
 	var b strings.Builder
 	secs := elapsed.Seconds()
-	fmt.Fprintf(&b, "indexed %d %s, %s in %.2fs", s.Committed, plural(s.Committed, "document", "documents"), formatBytes(r.bytes.Load()), secs)
+	fmt.Fprintf(&b, "indexed %d %s, %s in %.2fs", s.Committed, plural(s.Committed, "document", "documents"), formatBytes(r.Bytes()), secs)
 	if secs > 0 {
-		fmt.Fprintf(&b, " (%s/s)", formatBytes(int64(float64(r.bytes.Load())/secs)))
+		fmt.Fprintf(&b, " (%s/s)", formatBytes(int64(float64(r.Bytes())/secs)))
 	}
 	fmt.Fprintf(&b, "; %d exact %s", s.ExactDuplicates, plural(s.ExactDuplicates, "duplicate", "duplicates"))
 	if s.Replaced > 0 {
 		fmt.Fprintf(&b, "; %d replaced", s.Replaced)
 	}
-	if n := r.renamed.Load(); n > 0 {
+	if n := r.Renamed(); n > 0 {
 		fmt.Fprintf(&b, "; %d repeated %s kept apart", n, plural(n, "ID", "IDs"))
 	}
 	if s.Empty > 0 {
 		fmt.Fprintf(&b, "; %d empty", s.Empty)
 	}
-	skipped := r.skipped() + r.filtered() + s.Skipped
+	skipped := r.Skipped() + r.Filtered() + s.Skipped
 	fmt.Fprintf(&b, "; %d skipped", skipped)
 	if skipped > 0 {
-		fmt.Fprintf(&b, " (%s)", strings.Join(r.skipReasons(s.Skipped), ", "))
+		fmt.Fprintf(&b, " (%s)", strings.Join(r.SkipReasons(s.Skipped), ", "))
 	}
 	return b.String()
 }
 
 // startProgress draws the progress line at most ten times a second until
 // the returned function is called, which removes it.
-func startProgress(con *console, r *reader, start time.Time) func() {
+func startProgress(con *console.Console, r *input.Reader, start time.Time) func() {
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
@@ -242,10 +244,10 @@ func startProgress(con *console, r *reader, start time.Time) func() {
 		for {
 			select {
 			case <-done:
-				con.clear()
+				con.Clear()
 				return
 			case <-t.C:
-				con.progress(progressLine(r, time.Since(start)))
+				con.Progress(progressLine(r.Docs(), r.Bytes(), r.Total(), time.Since(start)))
 			}
 		}
 	}()
@@ -255,15 +257,15 @@ func startProgress(con *console, r *reader, start time.Time) func() {
 	}
 }
 
-// progressLine is the progress line: documents read, bytes, speed and, when
-// the input size is known, the time left.
-func progressLine(r *reader, elapsed time.Duration) string {
-	docs, n := r.docs.Load(), r.bytes.Load()
+// progressLine is the progress line after elapsed: docs documents read, n
+// bytes, the speed and, when the input size total is known (above 0), the
+// time left.
+func progressLine(docs, n, total int64, elapsed time.Duration) string {
 	rate := float64(n) / max(elapsed.Seconds(), 1e-3)
 	line := fmt.Sprintf("indexing: %d documents, %s, %s/s", docs, formatBytes(n), formatBytes(int64(rate)))
-	if r.total > 0 && rate > 0 && n <= r.total {
-		left := time.Duration(float64(r.total-n) / rate * float64(time.Second))
-		line += fmt.Sprintf(", %d%%, ETA %s", n*100/r.total, left.Round(time.Second))
+	if total > 0 && rate > 0 && n <= total {
+		left := time.Duration(float64(total-n) / rate * float64(time.Second))
+		line += fmt.Sprintf(", %d%%, ETA %s", n*100/total, left.Round(time.Second))
 	}
 	return line
 }

@@ -492,41 +492,15 @@ func TestIndexLocked(t *testing.T) {
 }
 
 func TestProgressLine(t *testing.T) {
-	r := &reader{total: 10_000_000}
-	r.docs.Store(1234)
-	r.bytes.Store(2_500_000)
-	got := progressLine(r, time.Second)
+	got := progressLine(1234, 2_500_000, 10_000_000, time.Second)
 	want := "indexing: 1234 documents, 2.5 MB, 2.5 MB/s, 25%, ETA 3s"
 	if got != want {
 		t.Errorf("progressLine = %q, want %q", got, want)
 	}
-	r.total = -1
-	if got := progressLine(r, time.Second); strings.Contains(got, "ETA") {
+	if got := progressLine(1234, 2_500_000, -1, time.Second); strings.Contains(got, "ETA") {
 		t.Errorf("ETA with an unknown size: %q", got)
 	}
-
-	var b bytes.Buffer
-	con := &console{w: &b, cmd: "index"}
-	con.progress("indexing: 10 documents")
-	con.progress("indexing: 9")
-	con.printf("cannot read x")
-	con.clear()
-	want = "\rindexing: 10 documents\rindexing: 9           \rindexing: 9\r           \rsimidx index: cannot read x\n"
-	if b.String() != want {
-		t.Errorf("console wrote %q, want %q", b.String(), want)
-	}
-	if isTerminal(&b) {
+	if isTerminal(&bytes.Buffer{}) {
 		t.Error("a buffer is not a terminal")
-	}
-}
-
-func TestWarningsCapped(t *testing.T) {
-	var b bytes.Buffer
-	con := &console{w: &b, cmd: "index"}
-	for i := range 100 {
-		con.printf("problem %d", i)
-	}
-	if n := strings.Count(b.String(), "\n"); n != maxWarnings+1 {
-		t.Errorf("%d lines of warnings, want %d", n, maxWarnings+1)
 	}
 }

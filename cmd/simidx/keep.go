@@ -88,7 +88,7 @@ func newRunDocs(dir string, sizes, records bool) (*runDocs, error) {
 }
 
 // add records d, read as raw (nil for a whole file). It runs on the
-// reading goroutine (reader.onDoc).
+// reading goroutine (input.Reader.OnDoc).
 func (rd *runDocs) add(d *index.Doc, raw []byte) {
 	if rd.sizes != nil {
 		rd.sizes[d.ID] = int64(len(d.Text))

@@ -33,6 +33,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
 
@@ -146,12 +147,13 @@ func runCommand(ctx context.Context, c *command, e *env, args []string) int {
 	}
 	err := fn(ctx, e, fs.Args())
 	var ue *usageError
+	var ie *input.UsageError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errInterrupted):
 		return exitInterrupted
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &ie):
 		fmt.Fprintf(e.stderr, "simidx %s: %v\n", c.name, err)
 		fmt.Fprintf(e.stderr, "Run 'simidx help %s' for usage.\n", c.name)
 		return exitUsage

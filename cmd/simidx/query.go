@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
 
@@ -49,20 +51,20 @@ Example:
 			q   queryFlags
 			ids []string
 			fps []string
-			in  inputFlags
+			in  input.Flags
 			out outputFlags
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH`")
 		q.add(fs, true)
 		fs.StringArrayVar(&ids, "id", nil, "query the stored document `ID` (repeatable)")
 		fs.StringArrayVar(&fps, "fingerprint", nil, "query a 64-bit fingerprint given in `HEX` (repeatable)")
-		in.add(fs)
+		in.Add(fs)
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := out.check(db); err != nil {
 				return err
 			}
-			if err := in.check(); err != nil {
+			if err := in.Check(); err != nil {
 				return err
 			}
 			if err := q.check(); err != nil {
@@ -70,13 +72,13 @@ Example:
 			}
 			var fpv []uint64
 			for _, s := range fps {
-				fp, ok := parseHex(s)
+				fp, ok := input.ParseHex(s)
 				if !ok {
 					return usagef("--fingerprint wants 1 to 16 hexadecimal digits, not %q", s)
 				}
 				fpv = append(fpv, fp)
 			}
-			if !in.given(args) && len(ids) == 0 && len(fps) == 0 {
+			if !in.Given(args) && len(ids) == 0 && len(fps) == 0 {
 				args = []string{"-"}
 			}
 			x, err := openExisting(db, true)
@@ -91,13 +93,13 @@ Example:
 			if q.threshold() && len(fps) > 0 {
 				return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
 			}
-			con := &console{w: e.stderr, cmd: "query"}
-			var r *reader
-			if in.given(args) {
-				if r, err = newReader(args, in, e.stdin, con); err != nil {
+			con := console.New(e.stderr, "query")
+			var r *input.Reader
+			if in.Given(args) {
+				if r, err = input.Open(args, in, e.stdin, con); err != nil {
 					return err
 				}
-				if q.threshold() && r.hasFormat(inputHashes) {
+				if q.threshold() && r.HasFormat(input.Hashes) {
 					return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
 				}
 			}
@@ -165,7 +167,7 @@ Example:
 				if r == nil {
 					return nil
 				}
-				for d, err := range r.all(ctx) {
+				for d, err := range r.All(ctx) {
 					if err != nil {
 						return err
 					}
@@ -178,8 +180,8 @@ Example:
 					if errors.Is(err, index.ErrTooLarge) {
 						// A document the index refuses is skipped like
 						// an unreadable one; the others are queried.
-						con.printf("%s: %v, skipped", d.ID, err)
-						r.invalid.Add(1)
+						con.Warnf("%s: %v, skipped", d.ID, err)
+						r.CountInvalid()
 						continue
 					}
 					if err != nil {
@@ -187,7 +189,7 @@ Example:
 					}
 					emit(d.ID, ms, !d.Precomputed)
 				}
-				if n := r.skipped(); n > 0 {
+				if n := r.Skipped(); n > 0 {
 					return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
 				}
 				return nil

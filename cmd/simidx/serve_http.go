@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/input"
 	"github.com/simidx/simidx/internal/journal"
 	"github.com/simidx/simidx/internal/jsondoc"
 )
@@ -715,7 +716,7 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 			return err
 		}
 	case q.Fingerprint != nil:
-		fp, ok := parseHex(*q.Fingerprint)
+		fp, ok := input.ParseHex(*q.Fingerprint)
 		if !ok {
 			return errorf(http.StatusBadRequest, `"fingerprint" wants 1 to 16 hexadecimal digits, not %q`, truncate(*q.Fingerprint, 40))
 		}

@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"archive/tar"
@@ -104,7 +104,7 @@ func archiveError(what string, err error) error {
 // report says why the input or member named name could not be read (in
 // full: partial says documents of it were read before the error), and
 // counts it.
-func (r *reader) report(name string, err error, partial bool) {
+func (r *Reader) report(name string, err error, partial bool) {
 	rest := "skipped"
 	if partial {
 		rest = "the rest skipped"
@@ -114,13 +114,13 @@ func (r *reader) report(name string, err error, partial bool) {
 	switch {
 	case errors.As(err, &le):
 		r.tooLarge.Add(1)
-		r.warn.printf("%s: %v, %s", name, le, rest)
+		r.warn.Warnf("%s: %v, %s", name, le, rest)
 	case errors.As(err, &de):
 		r.corrupt.Add(1)
-		r.warn.printf("%s: corrupt %s data (%s), %s", name, de.what, corruptText(de.err), rest)
+		r.warn.Warnf("%s: corrupt %s data (%s), %s", name, de.what, corruptText(de.err), rest)
 	default:
 		r.unreadable.Add(1)
-		r.warn.printf("cannot read %v", trimPathError(name, err))
+		r.warn.Warnf("cannot read %v", trimPathError(name, err))
 	}
 }
 
@@ -131,11 +131,11 @@ const (
 )
 
 // memberLimit and archiveLimit are the errors of the archive limits.
-func (r *reader) memberLimit() *limitError {
+func (r *Reader) memberLimit() *limitError {
 	return &limitError{memberFlag, int64(r.flags.maxMember)}
 }
 
-func (r *reader) archiveLimit() *limitError {
+func (r *Reader) archiveLimit() *limitError {
 	return &limitError{archiveFlag, int64(r.flags.maxArchive)}
 }
 
@@ -143,10 +143,10 @@ func (r *reader) archiveLimit() *limitError {
 // zip), from br or, for a zip in a regular file, from ra. what names the
 // archive's format for messages (tar.gz). It reports its own errors and
 // returns those for an archive above it to report (see ancestors).
-func (r *reader) readArchive(in source, k kind, what string, br *bufio.Reader, ra io.ReaderAt, size int64, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readArchive(in source, k kind, what string, br *bufio.Reader, ra io.ReaderAt, size int64, send func(index.Doc) bool) (bool, error) {
 	if in.depth > maxArchiveDepth {
 		r.nested.Add(1)
-		r.warn.printf("%s: %s archive inside an archive inside an archive, skipped (archives are opened to one level of nesting)", in.name, what)
+		r.warn.Warnf("%s: %s archive inside an archive inside an archive, skipped (archives are opened to one level of nesting)", in.name, what)
 		return true, nil
 	}
 	if in.budget == nil {
@@ -174,7 +174,7 @@ func (r *reader) readArchive(in source, k kind, what string, br *bufio.Reader, r
 }
 
 // readTar reads the members of a tar archive.
-func (r *reader) readTar(in source, what string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readTar(in source, what string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
 	tr := tar.NewReader(streamReader{&limitReader{r: br, left: in.budget, err: r.archiveLimit()}, in.depth})
 	before := r.docs.Load()
 	fail := func(err error) (bool, error) {
@@ -238,7 +238,7 @@ func tarMode(t byte) fs.FileMode {
 }
 
 // readZip reads the members of a zip archive, in the order they are stored.
-func (r *reader) readZip(in source, what string, ra io.ReaderAt, size int64, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readZip(in source, what string, ra io.ReaderAt, size int64, send func(index.Doc) bool) (bool, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil && !errors.Is(err, zip.ErrInsecurePath) {
 		r.report(in.name, asDataError(what, err), false)
@@ -260,14 +260,14 @@ func (r *reader) readZip(in source, what string, ra io.ReaderAt, size int64, sen
 		m.size = int64(min(f.UncompressedSize64, 1<<62))
 		if f.Flags&1 != 0 {
 			r.unreadable.Add(1)
-			r.warn.printf("cannot read %s: encrypted, skipped", m.name)
+			r.warn.Warnf("cannot read %s: encrypted, skipped", m.name)
 			continue
 		}
 		rc, err := f.Open()
 		if err != nil {
 			if errors.Is(err, zip.ErrAlgorithm) {
 				r.unreadable.Add(1)
-				r.warn.printf("cannot read %s: compression method %d is not supported, skipped", m.name, f.Method)
+				r.warn.Warnf("cannot read %s: compression method %d is not supported, skipped", m.name, f.Method)
 			} else {
 				r.report(m.name, asDataError(what, err), false)
 			}
@@ -302,7 +302,7 @@ func (r *reader) readZip(in source, what string, ra io.ReaderAt, size int64, sen
 // link or a special file, hidden, in a VCS directory, or excluded (each
 // counted). Its ID is the archive's, a slash and the name as stored, less
 // any leading "./".
-func (r *reader) member(arc source, name string, mode fs.FileMode) (source, bool) {
+func (r *Reader) member(arc source, name string, mode fs.FileMode) (source, bool) {
 	stored := name
 	for strings.HasPrefix(name, "./") {
 		name = strings.TrimLeft(name[2:], "/")
@@ -327,7 +327,7 @@ func (r *reader) member(arc source, name string, mode fs.FileMode) (source, bool
 		return m, false
 	case name == "":
 		r.invalid.Add(1)
-		r.warn.printf("%s: member with the name %q, skipped", arc.name, stored)
+		r.warn.Warnf("%s: member with the name %q, skipped", arc.name, stored)
 		return m, false
 	}
 	m.rel = name

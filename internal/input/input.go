@@ -1,4 +1,17 @@
-package main
+// Package input reads the INPUT arguments of simidx's commands into
+// documents: files as given, directories walked in lexical order, standard
+// input, and the paths of a --files-from list; each file one document, or
+// one a line (JSON lines, plain lines, or precomputed fingerprints); gzip,
+// bzip2, zstd and xz streams decompressed, and the members of tar and zip
+// archives read as files, within limits on decompressed bytes.
+//
+// Flags registers the flags that select what is read and how. Open lists
+// the inputs, and Reader.All reads them on a goroutine of its own, in
+// bounded memory: one document, or one line, at a time per level of
+// nesting. Every problem (an unreadable file, a corrupt archive, an
+// invalid line) is reported on the command's console, counted, and
+// skipped; the counters may be read while the documents are read.
+package input
 
 import (
 	"bufio"
@@ -15,27 +28,28 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/jsondoc"
 	"github.com/spf13/pflag"
 )
 
 // Input formats.
 const (
-	inputAuto   = "auto"
-	inputFiles  = "files"
-	inputJSONL  = "jsonl"
-	inputLines  = "lines"
-	inputHashes = "hashes"
+	Auto   = "auto"
+	Files  = "files"
+	JSONL  = "jsonl"
+	Lines  = "lines"
+	Hashes = "hashes"
 )
 
-// inputFlags select how inputs are read into documents, and which.
-type inputFlags struct {
+// Flags select how inputs are read into documents, and which. Add sets
+// their defaults.
+type Flags struct {
 	format    string
 	idField   string
 	textField string
@@ -54,8 +68,10 @@ type inputFlags struct {
 	verbose     bool
 }
 
-func (f *inputFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.format, "input", inputAuto,
+// Add defines the flags on fs: --input, --id-field, --text-field, the
+// selection flags, the archive limits and --verbose.
+func (f *Flags) Add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.format, "input", Auto,
 		"input `format`: auto, files (one document per file), jsonl, lines (one document per line) or hashes (ID and hex fingerprint per line)")
 	fs.StringVar(&f.idField, "id-field", "id", "JSON `field` of the document ID with --input jsonl")
 	fs.StringVar(&f.textField, "text-field", "text", "JSON `field` of the document text with --input jsonl")
@@ -75,9 +91,10 @@ func (f *inputFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVarP(&f.verbose, "verbose", "v", false, "name every file skipped, and why, and every problem (not only the first 20)")
 }
 
-func (f *inputFlags) check() error {
+// Check validates the flags before anything is read.
+func (f *Flags) Check() error {
 	switch f.format {
-	case inputAuto, inputFiles, inputJSONL, inputLines, inputHashes:
+	case Auto, Files, JSONL, Lines, Hashes:
 	default:
 		return usagef("--input must be auto, files, jsonl, lines or hashes, not %q", f.format)
 	}
@@ -99,14 +116,27 @@ func (f *inputFlags) check() error {
 	return nil
 }
 
-// given reports whether there is anything to read besides standard input:
+// Given reports whether there is anything to read besides standard input:
 // INPUT arguments or a --files-from list.
-func (f *inputFlags) given(args []string) bool {
+func (f *Flags) Given(args []string) bool {
 	return len(args) > 0 || f.filesFrom != ""
 }
 
+// Format returns the --input format.
+func (f *Flags) Format() string { return f.format }
+
+// UsageError is a mistake in the flags or the INPUT arguments, as opposed
+// to an input that cannot be read.
+type UsageError struct{ msg string }
+
+func (e *UsageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{msg: fmt.Sprintf(format, args...)}
+}
+
 // selection compiles the selection flags.
-func (f *inputFlags) selection() (*selection, error) {
+func (f *Flags) selection() (*selection, error) {
 	s := &selection{hidden: f.hidden, vcs: f.noIgnoreVCS}
 	for _, g := range f.include {
 		p, err := compilePattern("--include", g)
@@ -133,7 +163,7 @@ type source struct {
 	name   string // for messages: the path, "standard input", ARCHIVE/MEMBER
 	rel    string // path relative to the INPUT directory, for --include and --exclude
 	size   int64  // -1 if unknown
-	format string // inputAuto is resolved when the source is read
+	format string // Auto is resolved when the source is read
 	// named says the file was named on the command line: read even if
 	// it is a FIFO or a device.
 	named bool
@@ -145,13 +175,28 @@ type source struct {
 	budget   *int64 // bytes its archive may still decompress (--max-archive-size)
 }
 
-// reader turns inputs into documents and counts what it reads and skips.
-// Its counters may be read while it runs.
-type reader struct {
-	flags  inputFlags
+// Reader turns inputs into documents and counts what it reads and skips.
+// Its counters may be read while it runs. Its exported fields are set
+// before All is called.
+type Reader struct {
+	// Unique keeps every document apart: a document whose ID was read
+	// before in this run gets the ID with "#2", "#3", ... appended, and
+	// is reported (dedup). Without it a repeated ID replaces (index).
+	Unique bool
+	// OnDoc, if set, is called on the reading goroutine with each
+	// document before it is sent, and with its line as read (terminator
+	// included; valid during the call) for the line formats, nil for a
+	// whole file.
+	OnDoc func(d *index.Doc, raw []byte)
+	// Store says the documents go into an index: those whose ID it
+	// would refuse are reported and skipped here, where their file and
+	// line are known.
+	Store bool
+
+	flags  Flags
 	sel    *selection
 	stdin  io.Reader
-	warn   *console
+	warn   *console.Console
 	inputs []source
 	total  int64 // total input size, -1 if unknown
 	multi  bool  // more than one input: line IDs are prefixed with the input's name
@@ -159,20 +204,7 @@ type reader struct {
 	bufs   buffers
 	// scratch is the buffer documents of unknown size are read into.
 	scratch []byte
-	// unique keeps every document apart: a document whose ID was read
-	// before in this run gets the ID with "#2", "#3", ... appended, and
-	// is reported (dedup). Without it a repeated ID replaces (index).
-	unique bool
-	seen   map[string]int // with unique: the IDs read so far, and how often
-	// onDoc, if set, is called on the reading goroutine with each
-	// document before it is sent, and with its line as read (terminator
-	// included; valid during the call) for the line formats, nil for a
-	// whole file.
-	onDoc func(d *index.Doc, raw []byte)
-	// store says the documents go into an index: those whose ID it
-	// would refuse are reported and skipped here, where their file and
-	// line are known.
-	store bool
+	seen    map[string]int // with Unique: the IDs read so far, and how often
 
 	docs       atomic.Int64 // documents read
 	bytes      atomic.Int64 // input bytes read (decompressed)
@@ -182,9 +214,9 @@ type reader struct {
 	tooLarge   atomic.Int64 // archive members and archives over --max-member-size or --max-archive-size
 	nested     atomic.Int64 // archives nested too deep
 	invalid    atomic.Int64 // lines or files skipped as invalid (bad JSON, too large, ...)
-	renamed    atomic.Int64 // documents whose repeated ID was made unique (unique)
+	renamed    atomic.Int64 // documents whose repeated ID was made unique (Unique)
 	loops      atomic.Int64 // symbolic link loops (--follow)
-	emptyStdin atomic.Bool  // with store, standard input read as one document was empty
+	emptyStdin atomic.Bool  // with Store, standard input read as one document was empty
 
 	// Left out by the selection rules, not problems.
 	hidden   atomic.Int64 // hidden files and directories
@@ -194,7 +226,7 @@ type reader struct {
 	special  atomic.Int64 // FIFOs, sockets and devices in directories
 }
 
-// newReader lists the inputs: files as given, directories walked
+// Open lists the inputs: files as given, directories walked
 // recursively (in lexical order), "-" for standard input, then the paths
 // of the --files-from list. The ID of a file in a directory is its path
 // relative to the directory when there is one INPUT, and the INPUT as
@@ -202,14 +234,14 @@ type reader struct {
 // and b/LICENSE, as md5sum prints them), so that files of the same name in
 // different inputs stay different documents. Inputs that cannot be listed
 // are reported and counted; so, with -v, are the files left out.
-func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) (*reader, error) {
+func Open(args []string, flags Flags, stdin io.Reader, warn *console.Console) (*Reader, error) {
 	sel, err := flags.selection()
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{flags: flags, sel: sel, stdin: stdin, warn: warn}
+	r := &Reader{flags: flags, sel: sel, stdin: stdin, warn: warn}
 	if flags.verbose {
-		warn.all = true
+		warn.ShowAll()
 	}
 	names := args
 	if flags.filesFrom != "" {
@@ -235,7 +267,7 @@ func newReader(args []string, flags inputFlags, stdin io.Reader, warn *console) 
 		}
 		fi, err := os.Stat(arg)
 		if err != nil {
-			r.warn.printf("cannot read %v", trimPathError(arg, err))
+			r.warn.Warnf("cannot read %v", trimPathError(arg, err))
 			r.unreadable.Add(1)
 			continue
 		}
@@ -285,15 +317,15 @@ func dirPrefix(dir string) string {
 // fileFormat resolves the auto format of a file by its name, without
 // its compression suffix (x.jsonl.gz is JSON lines).
 func fileFormat(format, path string) string {
-	if format != inputAuto {
+	if format != Auto {
 		return format
 	}
 	path, _ = trimCompression(path)
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".jsonl", ".ndjson":
-		return inputJSONL
+		return JSONL
 	}
-	return inputFiles
+	return Files
 }
 
 // trimPathError drops the operation from a *fs.PathError: "x: permission
@@ -306,8 +338,8 @@ func trimPathError(path string, err error) error {
 	return err
 }
 
-// hasFormat reports whether some input is read in the given format.
-func (r *reader) hasFormat(format string) bool {
+// HasFormat reports whether some input is read in the given format.
+func (r *Reader) HasFormat(format string) bool {
 	for _, in := range r.inputs {
 		if in.format == format {
 			return true
@@ -316,29 +348,54 @@ func (r *reader) hasFormat(format string) bool {
 	return false
 }
 
-// skipped returns the number of inputs skipped so far for a problem:
+// Docs returns the number of documents read so far.
+func (r *Reader) Docs() int64 { return r.docs.Load() }
+
+// Bytes returns the number of input bytes read so far, once decompressed.
+func (r *Reader) Bytes() int64 { return r.bytes.Load() }
+
+// Total returns the size of the inputs in bytes, or -1 if it is not known
+// before they are read (standard input, a compressed file, an archive).
+func (r *Reader) Total() int64 { return r.total }
+
+// Renamed returns the number of documents whose repeated ID was made
+// unique (with Unique).
+func (r *Reader) Renamed() int64 { return r.renamed.Load() }
+
+// EmptyStdin reports whether standard input, read as one document to
+// store (with Store), was empty: no document was made of it.
+func (r *Reader) EmptyStdin() bool { return r.emptyStdin.Load() }
+
+// Verbose reports whether --verbose was given.
+func (r *Reader) Verbose() bool { return r.flags.verbose }
+
+// CountInvalid counts a document that the caller skipped as invalid (one
+// the index refused), for Skipped and SkipReasons.
+func (r *Reader) CountInvalid() { r.invalid.Add(1) }
+
+// Skipped returns the number of inputs skipped so far for a problem:
 // binary, unreadable, corrupt, too large, nested too deep or invalid
 // (reported each). Files left out by the selection rules are not counted.
-func (r *reader) skipped() int64 {
+func (r *Reader) Skipped() int64 {
 	return r.binary.Load() + r.unreadable.Load() + r.corrupt.Load() + r.tooLarge.Load() + r.nested.Load() + r.invalid.Load()
 }
 
-// unread returns the number of inputs that could not be read: unreadable
+// Unread returns the number of inputs that could not be read: unreadable
 // or corrupt.
-func (r *reader) unread() int64 {
+func (r *Reader) Unread() int64 {
 	return r.unreadable.Load() + r.corrupt.Load()
 }
 
-// filtered returns the number of files and directories left out by the
+// Filtered returns the number of files and directories left out by the
 // selection rules, and symbolic link loops.
-func (r *reader) filtered() int64 {
+func (r *Reader) Filtered() int64 {
 	return r.hidden.Load() + r.vcs.Load() + r.excluded.Load() + r.symlinks.Load() + r.special.Load() + r.loops.Load()
 }
 
-// skipReasons lists the non-zero counts of what was skipped, and why: the
+// SkipReasons lists the non-zero counts of what was skipped, and why: the
 // problems, then what the selection rules left out. moreInvalid is added
 // to the invalid documents (those the index refused).
-func (r *reader) skipReasons(moreInvalid int64) []string {
+func (r *Reader) SkipReasons(moreInvalid int64) []string {
 	var parts []string
 	for _, p := range []struct {
 		n    int64
@@ -366,17 +423,17 @@ func (r *reader) skipReasons(moreInvalid int64) []string {
 
 // skip counts a file or directory left out by a selection rule in n and,
 // with --verbose, names it with the reason.
-func (r *reader) skip(n *atomic.Int64, name, reason string) {
+func (r *Reader) skip(n *atomic.Int64, name, reason string) {
 	n.Add(1)
 	if r.flags.verbose {
-		r.warn.printf("%s: %s, skipped", name, reason)
+		r.warn.Warnf("%s: %s, skipped", name, reason)
 	}
 }
 
-// all returns the documents of every input. They are read on a goroutine of
+// All returns the documents of every input. They are read on a goroutine of
 // their own, so that a cancelled ctx ends the sequence (with ctx.Err())
 // even while a read of standard input blocks.
-func (r *reader) all(ctx context.Context) iter.Seq2[index.Doc, error] {
+func (r *Reader) All(ctx context.Context) iter.Seq2[index.Doc, error] {
 	return func(yield func(index.Doc, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -419,7 +476,7 @@ func (r *reader) all(ctx context.Context) iter.Seq2[index.Doc, error] {
 }
 
 // read sends the documents of one input; it returns false when send does.
-func (r *reader) read(in source, send func(index.Doc) bool) bool {
+func (r *Reader) read(in source, send func(index.Doc) bool) bool {
 	var rd io.Reader
 	var ra io.ReaderAt
 	size := int64(-1)
@@ -434,14 +491,14 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 		}
 		f, err := os.OpenFile(in.path, flag, 0)
 		if err != nil {
-			r.warn.printf("cannot read %v", trimPathError(in.path, err))
+			r.warn.Warnf("cannot read %v", trimPathError(in.path, err))
 			r.unreadable.Add(1)
 			return true
 		}
 		defer f.Close()
 		fi, err := f.Stat()
 		if err != nil {
-			r.warn.printf("cannot read %v", trimPathError(in.path, err))
+			r.warn.Warnf("cannot read %v", trimPathError(in.path, err))
 			r.unreadable.Add(1)
 			return true
 		}
@@ -467,7 +524,7 @@ func (r *reader) read(in source, send func(index.Doc) bool) bool {
 // what names the compression of rd's data ("" if none), for errors. It
 // returns the error that stopped it, not reported; an archive reports its
 // own errors and returns only those of an archive above it.
-func (r *reader) readStream(in source, rd io.Reader, ra io.ReaderAt, size int64, what string, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readStream(in source, rd io.Reader, ra io.ReaderAt, size int64, what string, send func(index.Doc) bool) (bool, error) {
 	br := r.bufs.get(rd)
 	defer r.bufs.put(br)
 	base, _ := trimCompression(in.name)
@@ -504,7 +561,7 @@ func (r *reader) readStream(in source, rd io.Reader, ra io.ReaderAt, size int64,
 
 // readDoc sends the documents of one document stream, in the input's
 // format.
-func (r *reader) readDoc(in source, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readDoc(in source, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
 	// A UTF-8 byte order mark is not part of the input: it would hide
 	// the '{' of JSON lines and make the first line invalid JSON.
 	if b, err := br.Peek(len(byteOrderMark)); err == nil && string(b) == byteOrderMark {
@@ -512,13 +569,13 @@ func (r *reader) readDoc(in source, br *bufio.Reader, send func(index.Doc) bool)
 		r.bytes.Add(int64(len(byteOrderMark)))
 	}
 	format := in.format
-	if format == inputAuto { // standard input: JSON lines if it starts with '{'
-		format = inputFiles
+	if format == Auto { // standard input: JSON lines if it starts with '{'
+		format = Files
 		for {
 			b, err := br.Peek(1)
 			if err != nil || !isSpace(b[0]) {
 				if err == nil && b[0] == '{' {
-					format = inputJSONL
+					format = JSONL
 				}
 				break
 			}
@@ -526,7 +583,7 @@ func (r *reader) readDoc(in source, br *bufio.Reader, send func(index.Doc) bool)
 			r.bytes.Add(1)
 		}
 	}
-	if format == inputFiles {
+	if format == Files {
 		return r.readFile(in, in.name, br, send)
 	}
 	return r.readLines(in, in.name, format, br, send)
@@ -555,7 +612,7 @@ func (b *buffers) put(br *bufio.Reader) {
 // the expected size (-1 if unknown): a file is read into one allocation. A
 // size larger than 4 MiB is taken as 4 MiB: it may be an archive's word. A
 // stream of unknown size is read into r's scratch buffer, and copied.
-func (r *reader) readAll(rd io.Reader, size int64) ([]byte, error) {
+func (r *Reader) readAll(rd io.Reader, size int64) ([]byte, error) {
 	var b []byte
 	if size < 0 {
 		b = r.scratch[:0]
@@ -589,13 +646,13 @@ func isSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\
 
 // readFile sends the whole input as one document; name is its path, or
 // "standard input", for warnings.
-func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readFile(in source, name string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
 	text, err := r.readAll(io.LimitReader(br, index.MaxDocSize+1), in.size)
 	r.bytes.Add(int64(len(text)))
 	if err != nil {
 		return true, err
 	}
-	if len(text) == 0 && in.path == "" && !in.member && r.store {
+	if len(text) == 0 && in.path == "" && !in.member && r.Store {
 		// An empty or closed standard input read nothing: no document
 		// to store (an empty file is one, which matches nothing).
 		r.emptyStdin.Store(true)
@@ -607,25 +664,25 @@ func (r *reader) readFile(in source, name string, br *bufio.Reader, send func(in
 		if in.size > int64(len(text)) {
 			r.bytes.Add(in.size - int64(len(text)))
 		}
-		r.warn.printf("%s: larger than %d MiB, skipped", name, index.MaxDocSize>>20)
+		r.warn.Warnf("%s: larger than %d MiB, skipped", name, index.MaxDocSize>>20)
 		r.invalid.Add(1)
 		return true, nil
 	}
 	if bytes.IndexByte(text, 0) >= 0 {
-		r.warn.printf("%s: binary (holds a NUL byte), skipped", name)
+		r.warn.Warnf("%s: binary (holds a NUL byte), skipped", name)
 		r.binary.Add(1)
 		return true, nil
 	}
 	if p := r.idProblem(in.id); p != "" {
-		r.warn.printf("%s: %s, skipped", name, p)
+		r.warn.Warnf("%s: %s, skipped", name, p)
 		r.invalid.Add(1)
 		return true, nil
 	}
 	r.docs.Add(1)
 	d := index.Doc{ID: in.id, Text: text}
 	r.keepApart(&d, name)
-	if r.onDoc != nil {
-		r.onDoc(&d, nil)
+	if r.OnDoc != nil {
+		r.OnDoc(&d, nil)
 	}
 	return send(d), nil
 }
@@ -637,19 +694,19 @@ const maxJSONLine = 8 * index.MaxDocSize
 
 // readLines sends one document per line in the lines, jsonl or hashes
 // format.
-func (r *reader) readLines(in source, name, format string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
+func (r *Reader) readLines(in source, name, format string, br *bufio.Reader, send func(index.Doc) bool) (bool, error) {
 	limit := index.MaxDocSize + len("\r\n")
-	if format == inputJSONL {
+	if format == JSONL {
 		limit = maxJSONLine
 	}
 	for n := 1; ; n++ {
-		line, long, read, err := readLine(br, limit)
+		line, long, read, err := ReadLine(br, limit)
 		r.bytes.Add(read)
 		if long {
-			if format == inputJSONL {
-				r.warn.printf("%s:%d: line larger than %d MiB, skipped", name, n, maxJSONLine>>20)
+			if format == JSONL {
+				r.warn.Warnf("%s:%d: line larger than %d MiB, skipped", name, n, maxJSONLine>>20)
 			} else {
-				r.warn.printf("%s:%d: larger than %d MiB, skipped", name, n, index.MaxDocSize>>20)
+				r.warn.Warnf("%s:%d: larger than %d MiB, skipped", name, n, index.MaxDocSize>>20)
 			}
 			r.invalid.Add(1)
 		} else if len(line) > 0 {
@@ -657,15 +714,15 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 			line = bytes.TrimRight(line, "\r\n")
 			d, ok := r.parseLine(in, name, format, n, line)
 			if p := r.idProblem(d.ID); ok && p != "" {
-				r.warn.printf("%s:%d: %s, skipped", name, n, p)
+				r.warn.Warnf("%s:%d: %s, skipped", name, n, p)
 				r.invalid.Add(1)
 				ok = false
 			}
 			if ok {
 				r.docs.Add(1)
 				r.keepApart(&d, name+":"+strconv.Itoa(n))
-				if r.onDoc != nil {
-					r.onDoc(&d, raw)
+				if r.OnDoc != nil {
+					r.OnDoc(&d, raw)
 				}
 				if !send(d) {
 					return false, nil
@@ -681,10 +738,10 @@ func (r *reader) readLines(in source, name, format string, br *bufio.Reader, sen
 	}
 }
 
-// readLine reads a line of br, with its newline, if it is at most limit
+// ReadLine reads a line of br, with its newline, if it is at most limit
 // bytes long; a longer line is read to its end and dropped (long). read is
 // the number of bytes read.
-func readLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, err error) {
+func ReadLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, err error) {
 	for {
 		chunk, e := br.ReadSlice('\n')
 		read += int64(len(chunk))
@@ -704,12 +761,12 @@ func readLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, 
 	}
 }
 
-// keepApart gives d, read at where, an ID of its own when r.unique is set
+// keepApart gives d, read at where, an ID of its own when r.Unique is set
 // and its ID was read before in this run: the ID, "#" and the number of the
 // occurrence (ID#2 for the second), or a larger number if that is taken.
 // It reports the change.
-func (r *reader) keepApart(d *index.Doc, where string) {
-	if !r.unique {
+func (r *Reader) keepApart(d *index.Doc, where string) {
+	if !r.Unique {
 		return
 	}
 	if r.seen == nil {
@@ -732,7 +789,7 @@ func (r *reader) keepApart(d *index.Doc, where string) {
 		}
 	}
 	r.renamed.Add(1)
-	r.warn.printf("%s: ID %s is taken (read before, or given to an earlier repeat); this document is %s", where, strconv.Quote(id), strconv.Quote(d.ID))
+	r.warn.Warnf("%s: ID %s is taken (read before, or given to an earlier repeat); this document is %s", where, strconv.Quote(id), strconv.Quote(d.ID))
 }
 
 // truncateID returns the longest prefix of id of at most n bytes that ends
@@ -748,12 +805,12 @@ func truncateID(id string, n int) string {
 }
 
 // parseLine makes the document of line n; blank lines give none.
-func (r *reader) parseLine(in source, name, format string, n int, line []byte) (index.Doc, bool) {
+func (r *Reader) parseLine(in source, name, format string, n int, line []byte) (index.Doc, bool) {
 	if len(bytes.TrimSpace(line)) == 0 {
 		return index.Doc{}, false
 	}
 	bad := func(format string, args ...any) (index.Doc, bool) {
-		r.warn.printf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
+		r.warn.Warnf("%s:%d: %s", name, n, fmt.Sprintf(format, args...))
 		r.invalid.Add(1)
 		return index.Doc{}, false
 	}
@@ -761,7 +818,7 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 		return bad("larger than %d MiB, skipped", index.MaxDocSize>>20)
 	}
 	switch format {
-	case inputLines:
+	case Lines:
 		if len(line) > index.MaxDocSize {
 			return tooLarge()
 		}
@@ -771,14 +828,14 @@ func (r *reader) parseLine(in source, name, format string, n int, line []byte) (
 		}
 		return index.Doc{ID: id, Text: bytes.Clone(line)}, true
 
-	case inputHashes:
-		id, fp, err := parseHashLine(string(line))
+	case Hashes:
+		id, fp, err := ParseHashLine(string(line))
 		if err != nil {
 			return bad("%v", err)
 		}
 		return index.Doc{ID: id, Fingerprint: fp, Precomputed: true}, true
 
-	default: // inputJSONL
+	default: // JSONL
 		var obj map[string]json.RawMessage
 		if err := json.Unmarshal(line, &obj); err != nil {
 			return bad("%s", jsonLineProblem(err))
@@ -834,10 +891,10 @@ func jsonLineProblem(err error) string {
 }
 
 // idProblem says why an index would refuse the ID of a document to store
-// (see index.Doc), or returns "" if it would not or r.store is not set.
-func (r *reader) idProblem(id string) string {
+// (see index.Doc), or returns "" if it would not or r.Store is not set.
+func (r *Reader) idProblem(id string) string {
 	switch {
-	case !r.store:
+	case !r.Store:
 		return ""
 	case id == "":
 		return "empty ID"
@@ -849,163 +906,9 @@ func (r *reader) idProblem(id string) string {
 	return ""
 }
 
-// parseHashLine parses a line of --input hashes. A line that starts with
-// exactly 16 hex digits and two spaces is "HEX  ID", as printed by simidx
-// fingerprint (md5sum's layout): the ID is the rest of the line, as it is.
-// Any other line is "ID HEX": an ID, white space and a fingerprint of 1 to 16
-// hex digits (0x optional), the last word of the line.
-//
-// As in GNU md5sum's output, a line "\HEX  ID" has an escaped ID: \\ stands
-// for a backslash, \n for a newline and \r for a carriage return.
-func parseHashLine(line string) (string, uint64, error) {
-	if len(line) >= 19 && line[0] == '\\' && line[17:19] == "  " && isHex(line[1:17]) {
-		fp, _ := parseHex(line[1:17])
-		id, err := unescapeName(line[19:])
-		if err != nil {
-			return "", 0, err
-		}
-		if id == "" {
-			return "", 0, fmt.Errorf("no ID after the fingerprint %s", line[1:17])
-		}
-		return id, fp, nil
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
 	}
-	if len(line) >= 18 && line[16:18] == "  " && isHex(line[:16]) {
-		fp, _ := parseHex(line[:16])
-		id := line[18:]
-		if id == "" {
-			return "", 0, fmt.Errorf("no ID after the fingerprint %s", line[:16])
-		}
-		return id, fp, nil
-	}
-	line = strings.TrimSpace(line)
-	if i := strings.LastIndexAny(line, " \t"); i > 0 {
-		if fp, ok := parseHex(line[i+1:]); ok {
-			return strings.TrimSpace(line[:i]), fp, nil
-		}
-	}
-	if len(line) > 16 && isHex(line[:16]) && (line[16] == ' ' || line[16] == '\t') {
-		return "", 0, fmt.Errorf("want ID HEX, or HEX and two spaces before the ID as simidx fingerprint prints them, got %q", truncate(line, 60))
-	}
-	return "", 0, fmt.Errorf("want an ID and a hexadecimal fingerprint, got %q", truncate(line, 60))
-}
-
-// unescapeName undoes the escapes of a name in md5sum's layout (see
-// hashLine).
-func unescapeName(s string) (string, error) {
-	if !strings.Contains(s, `\`) {
-		return s, nil
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i++; i == len(s) {
-			return "", fmt.Errorf("escaped ID %q ends in a lone backslash", truncate(s, 60))
-		}
-		switch s[i] {
-		case '\\':
-			b.WriteByte('\\')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		default:
-			return "", fmt.Errorf("escaped ID %q has \\%c; only \\\\, \\n and \\r are escapes", truncate(s, 60), s[i])
-		}
-	}
-	return b.String(), nil
-}
-
-// isHex reports whether s is made of hex digits only.
-func isHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return s != ""
-}
-
-func parseHex(s string) (uint64, bool) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
-	if s == "" || len(s) > 16 {
-		return 0, false
-	}
-	fp, err := strconv.ParseUint(s, 16, 64)
-	return fp, err == nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
-}
-
-// maxWarnings is how many warnings a command prints before it only counts
-// them.
-const maxWarnings = 20
-
-// console serializes what a command writes to standard error: warnings (up
-// to maxWarnings), the progress line, which each other message clears, and
-// messages.
-type console struct {
-	mu    sync.Mutex
-	w     io.Writer
-	cmd   string
-	n     int  // warnings so far
-	all   bool // print every warning (--verbose)
-	shown int  // length of the progress line on screen, 0 if none
-}
-
-func (c *console) clearLocked() {
-	if c.shown > 0 {
-		fmt.Fprintf(c.w, "\r%*s\r", c.shown, "")
-		c.shown = 0
-	}
-}
-
-// printf prints a warning.
-func (c *console) printf(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	switch {
-	case c.n <= maxWarnings || c.all:
-		c.clearLocked()
-		fmt.Fprintf(c.w, "simidx %s: %s\n", c.cmd, fmt.Sprintf(format, args...))
-	case c.n == maxWarnings+1:
-		c.clearLocked()
-		fmt.Fprintf(c.w, "simidx %s: more problems; only counting them from now on\n", c.cmd)
-	}
-}
-
-// message prints a line.
-func (c *console) message(format string, args ...any) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clearLocked()
-	fmt.Fprintf(c.w, format+"\n", args...)
-}
-
-// progress replaces the progress line with line.
-func (c *console) progress(line string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	pad := max(c.shown-len(line), 0)
-	fmt.Fprintf(c.w, "\r%s%*s", line, pad, "")
-	c.shown = len(line)
-	if pad > 0 {
-		fmt.Fprintf(c.w, "\r%s", line)
-	}
-}
-
-// clear removes the progress line.
-func (c *console) clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.clearLocked()
+	return many
 }

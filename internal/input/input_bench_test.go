@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/simidx/simidx/internal/console"
 )
 
 // BenchmarkReadTree reads a tree of texts (the sample licences, 8 copies
@@ -71,24 +73,24 @@ func BenchmarkReadTree(b *testing.B) {
 			for i := range copies {
 				tc.write(dir, i)
 			}
-			flags := inputFlags{format: inputAuto, maxSize: -1, maxMember: defaultMaxMember, maxArchive: defaultMaxArchive}
+			flags := Flags{format: Auto, maxSize: -1, maxMember: defaultMaxMember, maxArchive: defaultMaxArchive}
 			b.SetBytes(size)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				r, err := newReader([]string{dir}, flags, nil, &console{w: io.Discard})
+				r, err := Open([]string{dir}, flags, nil, console.New(io.Discard, "bench"))
 				if err != nil {
 					b.Fatal(err)
 				}
 				var n int64
-				for d, err := range r.all(context.Background()) {
+				for d, err := range r.All(context.Background()) {
 					if err != nil {
 						b.Fatal(err)
 					}
 					n += int64(len(d.Text))
 				}
-				if n != size || r.skipped() != 0 {
-					b.Fatalf("read %d bytes of text, want %d; %d skipped", n, size, r.skipped())
+				if n != size || r.Skipped() != 0 {
+					b.Fatalf("read %d bytes of text, want %d; %d skipped", n, size, r.Skipped())
 				}
 			}
 		})

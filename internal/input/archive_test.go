@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"bufio"
@@ -8,39 +8,20 @@ import (
 	"testing"
 
 	"github.com/simidx/simidx/index"
-	"github.com/ulikunitz/xz"
+	"github.com/simidx/simidx/internal/console"
 )
 
-// xzBytes compresses data with xz.
-func xzBytes(t testing.TB, data []byte) []byte {
-	t.Helper()
-	var b bytes.Buffer
-	zw, err := xz.NewWriter(&b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := zw.Write(data); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
-}
-
-// helloBz2 is a bzip2 stream of "hello\n", made by Python's bz2 module (the
-// standard library has no bzip2 writer).
-const helloBz2 = "\x42\x5a\x68\x39\x31\x41\x59\x26\x53\x59\xc1\xc0\x80\xe2\x00\x00\x01\x41\x00\x00\x10\x02\x44\xa0\x00\x30\xcd\x00\xc3\x46\x29\x97\x17\x72\x45\x38\x50\x90\xc1\xc0\x80\xe2"
-
 // fuzzReader returns a reader with small limits, which warns to nowhere.
-func fuzzReader(format string) *reader {
-	return &reader{
-		flags: inputFlags{format: format, maxSize: -1, maxMember: 1 << 20, maxArchive: 4 << 20},
+func fuzzReader(format string) *Reader {
+	warn := console.New(io.Discard, "fuzz")
+	warn.ShowAll()
+	return &Reader{
+		flags: Flags{format: format, maxSize: -1, maxMember: 1 << 20, maxArchive: 4 << 20},
 		sel:   &selection{},
-		warn:  &console{w: io.Discard, cmd: "fuzz", all: true},
+		warn:  warn,
 		// Every document apart: keepApart runs on every ID.
-		unique: true,
-		store:  true,
+		Unique: true,
+		Store:  true,
 	}
 }
 
@@ -108,7 +89,7 @@ func FuzzReadArchive(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fuzzRead(t, "fuzz.tar", inputAuto, data)
+		fuzzRead(t, "fuzz.tar", Auto, data)
 	})
 }
 
@@ -126,9 +107,9 @@ func FuzzReadCompressedLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, plain bool) {
 		if plain {
-			fuzzRead(t, "fuzz.txt.gz", inputLines, data)
+			fuzzRead(t, "fuzz.txt.gz", Lines, data)
 		} else {
-			fuzzRead(t, "fuzz.jsonl.gz", inputAuto, data)
+			fuzzRead(t, "fuzz.jsonl.gz", Auto, data)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package main
+package input
 
 import (
 	"bytes"
@@ -266,7 +266,7 @@ func idOf(fi fs.FileInfo) (fileID, bool) {
 // files and directories, VCS directories, excluded paths, symbolic links
 // (unless --follow) and special files (FIFOs, sockets, devices) left out
 // and counted. IDs are prefix and the path relative to root.
-func (r *reader) walk(root, prefix string) {
+func (r *Reader) walk(root, prefix string) {
 	var anc []fileID
 	if r.flags.follow {
 		if fi, err := os.Stat(root); err == nil {
@@ -278,10 +278,10 @@ func (r *reader) walk(root, prefix string) {
 	r.walkDir(root, "", prefix, anc)
 }
 
-func (r *reader) walkDir(dir, rel, prefix string, anc []fileID) {
+func (r *Reader) walkDir(dir, rel, prefix string, anc []fileID) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		r.warn.printf("cannot read %v", trimPathError(dir, err))
+		r.warn.Warnf("cannot read %v", trimPathError(dir, err))
 		r.unreadable.Add(1)
 		// The entries read before the error are listed.
 	}
@@ -302,7 +302,7 @@ func (r *reader) walkDir(dir, rel, prefix string, anc []fileID) {
 			}
 			fi, err := os.Stat(p)
 			if err != nil {
-				r.warn.printf("cannot read %v", trimPathError(p, err))
+				r.warn.Warnf("cannot read %v", trimPathError(p, err))
 				r.unreadable.Add(1)
 				continue
 			}
@@ -326,7 +326,7 @@ func (r *reader) walkDir(dir, rel, prefix string, anc []fileID) {
 			if r.flags.follow {
 				if info == nil {
 					if info, err = e.Info(); err != nil {
-						r.warn.printf("cannot read %v", trimPathError(p, err))
+						r.warn.Warnf("cannot read %v", trimPathError(p, err))
 						r.unreadable.Add(1)
 						continue
 					}
@@ -338,7 +338,7 @@ func (r *reader) walkDir(dir, rel, prefix string, anc []fileID) {
 					}
 					if loop {
 						target, _ := os.Readlink(p)
-						r.warn.printf("%s: symbolic link loop (to %s, a directory above it), skipped", p, target)
+						r.warn.Warnf("%s: symbolic link loop (to %s, a directory above it), skipped", p, target)
 						r.loops.Add(1)
 						continue
 					}
@@ -360,7 +360,7 @@ func (r *reader) walkDir(dir, rel, prefix string, anc []fileID) {
 			}
 			if info == nil {
 				if info, err = e.Info(); err != nil {
-					r.warn.printf("cannot read %v", trimPathError(p, err))
+					r.warn.Warnf("cannot read %v", trimPathError(p, err))
 					r.unreadable.Add(1)
 					continue
 				}
@@ -380,7 +380,7 @@ func (r *reader) walkDir(dir, rel, prefix string, anc []fileID) {
 
 // sizeSelected reports whether a file of size bytes is within --min-size
 // and --max-size, and counts it as excluded if not.
-func (r *reader) sizeSelected(p string, size int64) bool {
+func (r *Reader) sizeSelected(p string, size int64) bool {
 	switch {
 	case r.flags.minSize > 0 && size < int64(r.flags.minSize):
 		r.skip(&r.excluded, p, fmt.Sprintf("%s, under --min-size %s", formatSize(size), r.flags.minSize.String()))

@@ -1,0 +1,48 @@
+package console
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+// TestProgress checks that the progress line is redrawn in place, padded
+// over a longer one, and cleared before a warning.
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	con := New(&b, "index")
+	con.Progress("indexing: 10 documents")
+	con.Progress("indexing: 9")
+	con.Warnf("cannot read x")
+	con.Clear()
+	want := "\rindexing: 10 documents\rindexing: 9           \rindexing: 9\r           \rsimidx index: cannot read x\n"
+	if b.String() != want {
+		t.Errorf("console wrote %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	con.Progress("x")
+	con.Messagef("done: %d", 3)
+	if want := "\rx\r \rdone: 3\n"; b.String() != want {
+		t.Errorf("console wrote %q, want %q", b.String(), want)
+	}
+}
+
+func TestWarningsCapped(t *testing.T) {
+	var b bytes.Buffer
+	con := New(&b, "index")
+	for i := range 100 {
+		con.Warnf("problem %d", i)
+	}
+	if n := strings.Count(b.String(), "\n"); n != MaxWarnings+1 {
+		t.Errorf("%d lines of warnings, want %d", n, MaxWarnings+1)
+	}
+	if !strings.HasSuffix(b.String(), "simidx index: more problems; only counting them from now on\n") {
+		t.Errorf("the last line does not say the rest are counted: %q", b.String())
+	}
+	b.Reset()
+	con.ShowAll()
+	con.Warnf("problem %d", 100)
+	if b.String() != "simidx index: problem 100\n" {
+		t.Errorf("with ShowAll: %q", b.String())
+	}
+}
