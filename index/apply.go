@@ -58,21 +58,24 @@ func (w *writeLog) applyPending() (int, error) {
 			return 0, err
 		}
 	}
+	// The log's segments sealed hold exactly the operations of the parts
+	// sealed: both under appendMu, which the committer holds to append
+	// and publish.
 	w.appendMu.Lock()
 	sealed, _, err := w.j.Rotate()
-	upto := x.pend.lastSeq()
+	var ops []*pendingOp
+	parts := 0
+	if err == nil {
+		ops, parts = x.pend.seal()
+	}
 	w.appendMu.Unlock()
 	if err != nil {
 		return 0, err
 	}
-	v := x.pend.snapshot()
 	// Last operation per ID wins: an add replaces, a delete removes.
 	last := map[string]*pendingOp{}
 	var order []string
-	for _, op := range v.ops {
-		if op.seq > upto {
-			break
-		}
+	for _, op := range ops {
 		if _, ok := last[op.id]; !ok {
 			order = append(order, op.id)
 		}
@@ -104,7 +107,7 @@ func (w *writeLog) applyPending() (int, error) {
 	// may forget them. A crash before the removal, or a removal that
 	// fails (retried with the next one), replays them, which changes
 	// nothing.
-	x.pend.drop(upto, int(x.count.Load()))
+	x.pend.dropSealed(parts, int(x.count.Load()))
 	if err := w.j.Remove(sealed); err != nil {
 		return len(order), err
 	}

@@ -148,7 +148,7 @@ func (x *Index) rebuildBandFilter(capacity int64) error {
 	err := x.view(func(tx *bolt.Tx) error {
 		build := func(capacity int64) *bandFilter {
 			f := buildBandFilter(tx, capacity)
-			for _, r := range x.recentLevels() {
+			for _, r := range x.levels() {
 				for _, k := range r.keys() {
 					f.add(int(k.b), k.h)
 				}

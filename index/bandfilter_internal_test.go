@@ -161,7 +161,7 @@ func TestBandFilterSizedByKeys(t *testing.T) {
 				}
 			}
 		}
-		for _, r := range x.recentLevels() {
+		for _, r := range x.levels() {
 			for _, k := range r.keys() {
 				if !f.has(int(k.b), k.h) {
 					t.Fatalf("recent key %+v not in the filter", k)

@@ -52,7 +52,7 @@ func (ck *checker) bands() {
 	// The documents from a band's watermark on have that band in the
 	// in-memory levels, not in the bucket.
 	inBucket := 0
-	lv := x.recentLevels()
+	lv := x.levels()
 	dc := tx.Bucket(bucketDocs).Cursor()
 	for n, r := range byN {
 		for i, h := range r.bands {

@@ -17,7 +17,7 @@ func (ck *checker) docs() error {
 	}
 	ck.idb = tx.Bucket(bucketIDs)
 	ck.exb = tx.Bucket(bucketExact)
-	ck.elv = x.recentLevels()
+	ck.elv = x.levels()
 	ck.edc = tx.Bucket(bucketDocs).Cursor()
 	err := tx.Bucket(bucketDocs).ForEach(func(key, v []byte) error {
 		if len(key) != 4 {

@@ -13,7 +13,7 @@ func (ck *checker) tables() error {
 	x, m, pr, tx := ck.x, &ck.m, &ck.pr, ck.tx
 	dense, fps := ck.dense, ck.fps
 	stamp := make([]int32, len(fps))
-	lv := x.recentTableLevels()
+	lv := x.levels()
 	if lv[0] == nil {
 		pr.add("no in-memory table level")
 		return pr.err()
@@ -77,11 +77,11 @@ func (ck *checker) tables() error {
 			if n < w {
 				continue
 			}
-			e := recentEnt{fp: fps[d], n: n}
+			e := levelEnt{fp: fps[d], n: n}
 			id := groupID(ti, t.permute(e.fp)>>kb)
 			// (A merge moves them from level to level; a reader sees
 			// each in one of them.)
-			var es []recentEnt
+			var es []levelEnt
 			for _, r := range lv {
 				es = r.group(es, id)
 			}

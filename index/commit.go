@@ -66,7 +66,7 @@ func (x *Index) AddIfUnique(opts *QueryOptions, docs ...Doc) ([]Duplicate, error
 		// Direct: the checks and adds of these calls take turns.
 		x.uniqueMu.Lock()
 		defer x.uniqueMu.Unlock()
-		gv := groupView{base: &pendingView{}}
+		gv := groupView{base: &pendingView{x: x}}
 		var ops []*pendingOp
 		var keep []Doc
 		var dups []Duplicate

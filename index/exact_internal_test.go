@@ -117,7 +117,7 @@ func TestCheckExactLevel(t *testing.T) {
 	if err := x.Check(); err != nil {
 		t.Fatal(err)
 	}
-	r := x.rcur.Load()
+	r := x.lcur.Load()
 	r.mu.Lock()
 	for k := range r.one {
 		if k.b == exactBand {

@@ -50,17 +50,14 @@ type Index struct {
 	useMirror bool           // Options.TableMirror
 	retired   []*tableMirror // replaced mirrors whose memory is not freed yet (under wmu)
 
-	// The in-memory band levels of an index with MinHash (recentBands):
-	// rcur is the current level, which adds write; rmrg the one a merge
-	// under way moves into the bucket, slice by slice (nil without one);
-	// rold the one the last merge moved, kept until no reader of an older
-	// snapshot is left. Every read transaction holds readers (read) from
-	// before it begins until it ends; a merge starts, and retires rold,
-	// only with readers.TryLock.
-	rcur, rmrg, rold atomic.Pointer[recentBands]
-	// tcur, tmrg and told are the in-memory table levels (recentTables),
-	// under the same rules; every index has them.
-	tcur, tmrg, told atomic.Pointer[recentTables]
+	// The in-memory levels of the file (level): lcur is the current
+	// level, which adds write; lmrg the one a merge under way moves into
+	// the buckets, slice by slice (nil without one); lold the one the last
+	// merge moved, kept until no reader of an older snapshot is left.
+	// Every read transaction holds readers (read) from before it begins
+	// until it ends; a merge starts, and retires lold, only with
+	// readers.TryLock.
+	lcur, lmrg, lold atomic.Pointer[level]
 	readers          sync.RWMutex
 	recentMax        int // Options.RecentBands
 

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simidx/simidx/index"
 )
@@ -27,8 +28,11 @@ type modelDoc struct {
 // TestLevelsModel runs random adds, replaces, deletes, bulk and
 // incremental loads and reopens against indexes with tiny RecentBands (so
 // that merges run slice by slice most of the time), and compares every
-// QueryID, QueryFingerprint and Pairs with a brute force through Matcher,
-// after every step, and runs Check. SIMIDX_MODEL_SEEDS sets the seeds per
+// QueryID, QueryFingerprint, Len and Pairs with a brute force through
+// Matcher, after every step, and runs Check. The "log" configurations add
+// and delete through the write-ahead log with an applier that waits, so
+// that the queries run against the pending level of the log over the
+// levels of the file (Pairs then applies it). SIMIDX_MODEL_SEEDS sets the seeds per
 // configuration (default 1) and SIMIDX_MODEL_STEPS the steps (default 70).
 func TestLevelsModel(t *testing.T) {
 	seeds := 1
@@ -41,12 +45,18 @@ func TestLevelsModel(t *testing.T) {
 		recent int
 		filter bool
 		mirror bool // Options.TableMirror
+		log    bool // through the log, not Direct
 	}
 	var cfgs []cfg
 	for _, r := range []int{1, 2, 3, -1} {
-		cfgs = append(cfgs, cfg{fmt.Sprint("nominhash/", r), index.Settings{NoMinHash: true, ExpectedDocs: 1000}, r, false, r != 2})
-		cfgs = append(cfgs, cfg{fmt.Sprint("minhash/", r), index.Settings{ExpectedDocs: 1000}, r, r == 2, r == 2 || r == 3})
-		cfgs = append(cfgs, cfg{fmt.Sprint("short/", r), index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort}}, r, false, r == 1})
+		cfgs = append(cfgs, cfg{fmt.Sprint("nominhash/", r), index.Settings{NoMinHash: true, ExpectedDocs: 1000}, r, false, r != 2, false})
+		cfgs = append(cfgs, cfg{fmt.Sprint("minhash/", r), index.Settings{ExpectedDocs: 1000}, r, r == 2, r == 2 || r == 3, false})
+		cfgs = append(cfgs, cfg{fmt.Sprint("short/", r), index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort}}, r, false, r == 1, false})
+	}
+	for _, r := range []int{2, -1} {
+		cfgs = append(cfgs, cfg{fmt.Sprint("log/nominhash/", r), index.Settings{NoMinHash: true, ExpectedDocs: 1000}, r, false, r == 2, true})
+		cfgs = append(cfgs, cfg{fmt.Sprint("log/minhash/", r), index.Settings{ExpectedDocs: 1000}, r, r == 2, r == 2, true})
+		cfgs = append(cfgs, cfg{fmt.Sprint("log/short/", r), index.Settings{ExpectedDocs: 1000, Text: index.TextSettings{Method: index.MethodShort}}, r, false, false, true})
 	}
 	lic := licenseDocs(t)
 	for _, c := range cfgs {
@@ -57,6 +67,9 @@ func TestLevelsModel(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "a.simidx")
 				st := c.st
 				opts := &index.Options{Log: directLog, NoSync: true, RecentBands: c.recent, BandFilter: c.filter, TableMirror: c.mirror, Settings: &st}
+				if c.log {
+					opts.Log = &index.LogOptions{ApplyInterval: time.Hour, ApplyDocs: 1 << 20}
+				}
 				x, err := index.Open(path, opts)
 				if err != nil {
 					t.Fatal(err)
@@ -131,6 +144,9 @@ func TestLevelsModel(t *testing.T) {
 						t.Fatalf("%s: Check: %v", when, err)
 					}
 					ids := slices.Sorted(maps.Keys(live))
+					if x.Len() != len(ids) {
+						t.Fatalf("%s: Len %d, want %d", when, x.Len(), len(ids))
+					}
 					probes := map[string]index.Probe{}
 					for _, id := range ids {
 						d := live[id]

@@ -171,7 +171,7 @@ func (x *Index) openLog(opts LogOptions, noSync bool) error {
 	if opts.Direct {
 		return nil
 	}
-	x.pend = newPending(x.Len())
+	x.pend = newPending(x, x.Len())
 	j, err := wal.Open(LogDir(x.path))
 	if err != nil {
 		return fmt.Errorf("opening the log: %w", err)
@@ -318,7 +318,7 @@ func (x *Index) readLeftLog() error {
 	if err != nil {
 		return fmt.Errorf("reading the log %s: %w", LogDir(x.path), err)
 	}
-	x.pend = newPending(x.Len())
+	x.pend = newPending(x, x.Len())
 	if len(ops) == 0 {
 		return nil
 	}

@@ -333,25 +333,13 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		// merge under way (a slice at a time; the next commit goes on
 		// with it) apart.
 		m := x.readMeta(tx)
-		tfrom, bfrom := m.tablesFrom, m.bandsFrom // of the current levels
+		tfrom, bfrom := m.tablesFrom, m.bandsFrom // of the current level
 		if m.merging {
-			x.tmrg.Store(x.buildRecentTables(tx, m.tablesFrom, m.mergeUpto))
+			x.lmrg.Store(x.buildLevel(tx, m.tablesFrom, m.bandsFrom, m.mergeUpto))
 			tfrom, bfrom = m.mergeUpto, m.mergeUpto
 		}
-		x.tcur.Store(x.buildRecentTables(tx, tfrom, ^uint32(0)))
-		if !x.settings.MinHash {
-			return nil
-		}
-		if m.merging {
-			r, err := x.buildRecent(tx, m.bandsFrom, m.mergeUpto)
-			if err != nil {
-				return err
-			}
-			x.rmrg.Store(r)
-		}
-		r, err := x.buildRecent(tx, bfrom, ^uint32(0))
-		x.rcur.Store(r)
-		return err
+		x.lcur.Store(x.buildLevel(tx, tfrom, bfrom, ^uint32(0)))
+		return nil
 	})
 	return err
 }

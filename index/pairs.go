@@ -165,7 +165,7 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 		}
 		prev, run = h, 1
 	}
-	for _, r := range x.recentLevels() {
+	for _, r := range x.levels() {
 		for _, k := range r.keys() {
 			if k.b == exactBand {
 				hs = append(hs, k.h)
@@ -245,7 +245,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empt
 	var ents []entry
 	groups := 0
 	// The table levels' documents of this snapshot, verified once.
-	tl := x.recentTableLevels()
+	tl := x.levels()
 	tw := x.tableWatermarks(tx)
 	dc := docs.Cursor()
 	kb := uint(64 - x.settings.Design.KeyBits)
@@ -258,7 +258,7 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empt
 			ids = append(ids, r.groups(ti)...)
 		}
 		slices.Sort(ids)
-		var es []recentEnt
+		var es []levelEnt
 		for _, id := range slices.Compact(ids) {
 			es = es[:0]
 			for _, r := range tl {
@@ -443,7 +443,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	docs := tx.Bucket(bucketDocs)
 	bb := tx.Bucket(bucketBands)
 	c := bb.Cursor()
-	lv := x.recentLevels()
+	lv := x.levels()
 	dc := docs.Cursor()
 	verified := x.verifier(tx)
 	var recs []record

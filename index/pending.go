@@ -2,9 +2,6 @@ package index
 
 import (
 	"fmt"
-	"hash/maphash"
-	"math"
-	"math/bits"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,44 +15,89 @@ type pendingOp struct {
 	seq   uint64
 	id    string
 	del   bool
-	probe Probe     // of text, for adds
-	at    time.Time // when it was journaled
+	probe Probe     // for adds
+	at    time.Time // when it was logged
 	net   int       // the change in the number of documents: 1, 0 (a replace) or -1
 }
 
-// pending is the in-memory level of the operations in the log: in log
-// order, so that queries see acknowledged documents before the applier
-// commits them to the file.
-// Readers take an immutable view (an atomic load, never a lock); the
-// writer publishes operations and the applier drops committed ones under
-// mu, which is never held across I/O.
+// pending is the pending level of the log: the operations acknowledged and
+// not yet committed to the file, in log order, so that queries see them
+// at once. It is a list of parts, each a level (the one type of the
+// in-memory levels) whose slots number the part's operations: the current
+// part, which the committer publishes groups to, and the parts an apply
+// under way (or a failed one) sealed. An apply seals the current part
+// (seal), commits the operations of the sealed parts to the file and then
+// drops them (dropSealed).
+//
+// Readers take an immutable view (an atomic load, never a lock of the
+// pending level's): a part's level and operations only grow, and a view
+// sees the slots below the length it recorded.
 type pending struct {
 	mu      sync.Mutex
-	ops     []*pendingOp // from the oldest pending; never changed in place below len
-	seq     uint64       // of the last operation published
-	drained *sync.Cond   // signalled when operations are dropped or on close
-	closing bool         // waitBelow returns at once
+	seq     uint64     // of the last operation published
+	drained *sync.Cond // signalled when operations are dropped or on close
+	closing bool       // waitBelow returns at once
 	view    atomic.Pointer[pendingView]
-
-	chunkMax int // pendingChunkMax, or less in tests
-
 }
 
-// pendingView is an immutable list of pending operations, oldest first,
-// with an index of them in chunks (see pendingChunk).
+// pendingPart is a part of the pending level: a level of its operations,
+// and the operations by slot, with the slots of each ID.
+type pendingPart struct {
+	lv   *level
+	mu   sync.RWMutex // guards ops' growth and ids
+	ops  []*pendingOp
+	ids  map[string][]uint32
+	sets bool // some add has a set (set methods): every add is a candidate
+}
+
+func newPendingPart() *pendingPart {
+	return &pendingPart{lv: newLevel(), ids: make(map[string][]uint32)}
+}
+
+// add appends ops to p, indexing each in p's level. Cost: a map insertion
+// per table, band and exact key of each add, and one for its ID.
+func (p *pendingPart) add(x *Index, ops []*pendingOp) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, op := range ops {
+		n := uint32(len(p.ops))
+		p.ops = append(p.ops, op)
+		p.ids[op.id] = append(p.ids[op.id], n)
+		if op.del {
+			continue
+		}
+		p.lv.addTables(x, n, op.probe.Fingerprint())
+		if h, ok := op.probe.Exact(); ok {
+			p.lv.addExact(n, h)
+		}
+		if bs := op.probe.Bands(); len(bs) > 0 {
+			p.lv.addBands(n, bs)
+		}
+		p.sets = p.sets || op.probe.HasSet()
+	}
+}
+
+// partView is a part as a view sees it: its first n operations.
+type partView struct {
+	p *pendingPart
+	n int
+}
+
+// pendingView is an immutable view of the pending operations: parts,
+// oldest first.
 type pendingView struct {
-	ops    []*pendingOp
-	extra  int             // operations after ops, in the last chunks alone (views made by with)
-	chunks []*pendingChunk // cover ops and the extra operations, in order
-	base   int             // documents in the index without ops
-	net    int             // the sum of the ops' net
+	parts []partView
+	base  int // documents in the file without the operations
+	net   int // the sum of the operations' net
+	x     *Index
 }
 
-// newPending returns an empty pending over an index of docs documents.
-func newPending(docs int) *pending {
-	o := &pending{chunkMax: pendingChunkMax}
+// newPending returns an empty pending level over a file of docs
+// documents.
+func newPending(x *Index, docs int) *pending {
+	o := &pending{}
 	o.drained = sync.NewCond(&o.mu)
-	o.view.Store(&pendingView{base: docs})
+	o.view.Store(&pendingView{parts: []partView{{p: newPendingPart()}}, base: docs, x: x})
 	return o
 }
 
@@ -66,8 +108,17 @@ func (v *pendingView) documents() int { return v.base + v.net }
 // snapshot returns the current view. It costs an atomic load.
 func (o *pending) snapshot() *pendingView { return o.view.Load() }
 
-// publish appends journaled operations, numbering them. Cost: O(len(ops)),
-// amortized.
+// len returns the number of operations in the view.
+func (v *pendingView) len() int {
+	n := 0
+	for _, pv := range v.parts {
+		n += pv.n
+	}
+	return n
+}
+
+// publish appends logged operations to the current part, numbering them.
+// Cost: that of pendingPart.add.
 func (o *pending) publish(ops []*pendingOp) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -78,66 +129,73 @@ func (o *pending) publish(ops []*pendingOp) {
 		op.seq = o.seq
 		net += op.net
 	}
-	o.ops = append(o.ops, ops...)
-	o.view.Store(&pendingView{ops: slices.Clip(o.ops), chunks: pushChunk(old.chunks, newChunk(ops), o.chunkMax), base: old.base, net: net})
+	cur := old.parts[len(old.parts)-1]
+	cur.p.add(old.x, ops)
+	parts := slices.Clone(old.parts)
+	parts[len(parts)-1].n += len(ops)
+	o.view.Store(&pendingView{parts: parts, base: old.base, net: net, x: old.x})
 }
 
-// lastSeq returns the number of the last operation published.
-func (o *pending) lastSeq() uint64 {
+// seal starts a new current part and returns the operations of every part
+// before it, in order (those an apply commits), and how many parts they
+// fill. Cost: O(parts). Only the applier seals and drops, one apply at a
+// time: the parts sealed stay first until dropSealed.
+func (o *pending) seal() ([]*pendingOp, int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.seq
+	old := o.view.Load()
+	parts := append(slices.Clone(old.parts), partView{p: newPendingPart()})
+	o.view.Store(&pendingView{parts: parts, base: old.base, net: old.net, x: old.x})
+	var ops []*pendingOp
+	for _, pv := range old.parts {
+		pv.p.mu.RLock()
+		ops = append(ops, pv.p.ops[:pv.n]...)
+		pv.p.mu.RUnlock()
+	}
+	return ops, len(old.parts)
 }
 
-// drop removes the operations numbered up to seq, which the index, now of
-// docs documents, holds. Chunks wholly after seq are kept as they are; the
-// one that holds seq is rebuilt from its operations after it. Cost:
-// O(pending) copying of pointers, and the sort of the hashes of at most a
-// chunk's operations (16 for each add with MinHash).
-func (o *pending) drop(seq uint64, docs int) {
+// dropSealed removes the first k parts, sealed by the last seal, whose
+// operations the file, now of docs documents, holds.
+func (o *pending) dropSealed(k, docs int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(o.ops, seq+1, func(op *pendingOp, s uint64) int {
-		return int(op.seq) - int(s)
-	})
-	// A fresh array, so that the dropped operations can be collected and
-	// views already taken stay valid.
-	o.ops = slices.Clone(o.ops[i:])
+	old := o.view.Load()
+	parts := slices.Clone(old.parts[k:])
 	net := 0
-	for _, op := range o.ops {
-		net += op.net
-	}
-	var chunks []*pendingChunk
-	for _, c := range o.view.Load().chunks {
-		switch {
-		case c.ops[len(c.ops)-1].seq <= seq:
-			// Committed: dropped.
-		case c.ops[0].seq > seq:
-			chunks = append(chunks, c)
-		default:
-			j, _ := slices.BinarySearchFunc(c.ops, seq+1, func(op *pendingOp, s uint64) int {
-				return int(op.seq) - int(s)
-			})
-			chunks = append(chunks, newChunk(c.ops[j:]))
+	for _, pv := range parts {
+		pv.p.mu.RLock()
+		for _, op := range pv.p.ops[:pv.n] {
+			net += op.net
 		}
+		pv.p.mu.RUnlock()
 	}
-	o.view.Store(&pendingView{ops: slices.Clip(o.ops), chunks: chunks, base: docs, net: net})
+	o.view.Store(&pendingView{parts: parts, base: docs, net: net, x: old.x})
 	o.drained.Broadcast()
 }
 
+// rebase sets the number of documents of the file under the pending
+// operations, after a Load changed it with none pending.
+func (o *pending) rebase(docs int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	v := o.view.Load()
+	o.view.Store(&pendingView{parts: v.parts, base: docs, net: v.net, x: v.x})
+}
+
 // waitBelow blocks while more than n operations are pending, until the
-// pending is closing.
+// pending level is closing.
 func (o *pending) waitBelow(n int) {
 	o.mu.Lock()
-	for len(o.ops) > n && !o.closing {
+	for o.view.Load().len() > n && !o.closing {
 		o.drained.Wait()
 	}
 	o.mu.Unlock()
 }
 
-// close stops the waits of waitBelow: on shutdown the writer journals what
-// it holds (durable, and applied later) instead of waiting for an applier
-// that may not make progress.
+// close stops the waits of waitBelow: on Close the committer logs what it
+// holds (durable, and applied next) instead of waiting for an applier
+// that has stopped.
 func (o *pending) close() {
 	o.mu.Lock()
 	o.closing = true
@@ -145,65 +203,46 @@ func (o *pending) close() {
 	o.drained.Broadcast()
 }
 
-// len returns the number of operations in the view.
-func (v *pendingView) len() int { return len(v.ops) + v.extra }
-
-// groupView makes the views of a group of operations that grows by
-// appends, as the writer decides them: each view is base followed by the
-// group so far, and each operation is indexed in chunks of the groupView's
-// own (merged as pushChunk merges those of the pending), which the views
-// share. Chunks are never changed, so views stay valid.
-type groupView struct {
-	base   *pendingView
-	n      int             // operations indexed
-	tail   *pendingOp      // the last of them, to notice a group cut back and grown again
-	chunks []*pendingChunk // of the operations indexed
-	net    int             // the sum of their net
+// op returns the operation at slot i of part pv.
+func (pv partView) op(i uint32) *pendingOp {
+	pv.p.mu.RLock()
+	defer pv.p.mu.RUnlock()
+	return pv.p.ops[i]
 }
 
-// with returns base followed by ops. If ops extends the operations of the
-// last call, it costs the indexing of the new ones (amortized O(log n) for
-// each of a group of n); otherwise (the group was cut back after a failed
-// request) O(len(ops) log len(ops)).
-func (g *groupView) with(ops []*pendingOp) *pendingView {
-	v := g.base
-	if len(ops) == 0 {
-		return v
-	}
-	if g.n > len(ops) || g.n > 0 && ops[g.n-1] != g.tail {
-		g.n, g.chunks, g.net = 0, nil, 0
-	}
-	if g.n < len(ops) {
-		// A copy: the writer's array is written again when a group is
-		// cut back.
-		g.chunks = pushChunk(g.chunks, newChunk(slices.Clone(ops[g.n:])), math.MaxInt)
-		for _, op := range ops[g.n:] {
-			g.net += op.net
+// lastOn returns the slot of the last operation of pv on id.
+func (pv partView) lastOn(id string) (uint32, bool) {
+	pv.p.mu.RLock()
+	defer pv.p.mu.RUnlock()
+	ns := pv.p.ids[id]
+	for i := len(ns) - 1; i >= 0; i-- {
+		if int(ns[i]) < pv.n {
+			return ns[i], true
 		}
-		g.n, g.tail = len(ops), ops[len(ops)-1]
 	}
-	return &pendingView{ops: v.ops, extra: v.extra + len(ops), chunks: append(slices.Clip(v.chunks), g.chunks...), base: v.base, net: v.net + g.net}
+	return 0, false
 }
 
-// latest returns the last operation on id, or nil. Cost: a hash of id and
-// a lookup per chunk, O(log pendingChunkMax + pending/pendingChunkMax).
+// latest returns the last operation on id, or nil. Cost: a map lookup per
+// part.
 func (v *pendingView) latest(id string) *pendingOp {
-	k := idKey(id)
-	for _, c := range slices.Backward(v.chunks) {
-		if i, ok := c.last(k, id); ok {
-			return c.ops[i]
+	for _, pv := range slices.Backward(v.parts) {
+		if i, ok := pv.lastOn(id); ok {
+			return pv.op(i)
 		}
 	}
 	return nil
 }
 
-// oldest returns when the oldest pending operation was journaled, or the
+// oldest returns when the oldest pending operation was logged, or the
 // zero time.
 func (v *pendingView) oldest() time.Time {
-	if len(v.ops) == 0 {
-		return time.Time{}
+	for _, pv := range v.parts {
+		if pv.n > 0 {
+			return pv.op(0).at
+		}
 	}
-	return v.ops[0].at
+	return time.Time{}
 }
 
 // has reports whether some operation is on id.
@@ -211,22 +250,19 @@ func (v *pendingView) has(id string) bool { return v.latest(id) != nil }
 
 // matches returns the pending documents (the last add of each ID not
 // deleted since) that a query for q finds under m, leaving out self.
-// Cost: per chunk, a popcount per operation and a hashList lookup per band
-// and for the exact hash, then a Matcher.Match and a lookup of its ID per
-// later chunk for each candidate; under a set method, that for every
-// pending add.
+// Cost: per part, a map lookup per table, band and the exact key of q,
+// then a Matcher.Match and a lookup of its ID per later part for each
+// candidate; under a set method, that for every pending add.
 func (v *pendingView) matches(m *Matcher, q *Probe, self string) []Match {
 	var ms []Match
-	var cand []int32
-	for ci, c := range v.chunks {
-		cand = c.candidates(cand[:0], q)
-		for _, i := range cand {
-			op := c.ops[i]
+	for pi, pv := range v.parts {
+		for _, i := range pv.candidates(v.x, q) {
+			op := pv.op(i)
 			if op.del || op.id == self {
 				continue
 			}
 			r, ok := m.Match(q, &op.probe)
-			if !ok || v.supersededAfter(ci, i) {
+			if !ok || v.supersededAfter(pi, i) {
 				continue
 			}
 			r.ID = op.id
@@ -236,169 +272,101 @@ func (v *pendingView) matches(m *Matcher, q *Probe, self string) []Match {
 	return ms
 }
 
-// supersededAfter reports whether an operation after the i-th of chunk ci
-// is on the same ID. Cost: a lookup per chunk from ci on.
-func (v *pendingView) supersededAfter(ci int, i int32) bool {
-	c := v.chunks[ci]
-	id := c.ops[i].id
-	k := idKey(id)
-	if j, _ := c.last(k, id); j != i {
+// supersededAfter reports whether an operation after slot i of part pi is
+// on the same ID. Cost: a lookup per part from pi on.
+func (v *pendingView) supersededAfter(pi int, i uint32) bool {
+	id := v.parts[pi].op(i).id
+	if j, _ := v.parts[pi].lastOn(id); j != i {
 		return true
 	}
-	for _, later := range v.chunks[ci+1:] {
-		if _, ok := later.last(k, id); ok {
+	for _, later := range v.parts[pi+1:] {
+		if _, ok := later.lastOn(id); ok {
 			return true
 		}
 	}
 	return false
 }
 
-// pendingChunk indexes a run of pending operations, so that a query reads its
-// candidates instead of every pending operation: by fingerprint (a
-// popcount each), by band hash and by canonical-text hash. A view keeps
-// chunks whose sizes fall from the oldest to the newest, merging the
-// newest two when the later one is as large as the one before, up to
-// pendingChunkMax operations (pushChunk): O(log pendingChunkMax +
-// pending/pendingChunkMax) chunks, each operation indexed O(log
-// pendingChunkMax) times. (A view made by with ends with the chunks of a
-// group, which follow their own order.) A chunk is never changed once
-// made: views share it.
-type pendingChunk struct {
-	ops   []*pendingOp
-	fps   []uint64 // of ops, 0 for deletes
-	bands hashList // adds by mixBand
-	exact hashList // adds with text by canonical-text hash
-	ids   hashList // every operation by idKey
-	scan  bool     // some add has a set (set methods): candidates are every add
-}
-
-// mixBand mixes band number b into its hash h: one uint64 key. Two bands
-// whose keys collide only make a candidate that Matcher.Match rejects.
-func mixBand(b int, h uint64) uint64 { return h + uint64(b+1)*0x9e3779b97f4a7c15 }
-
-// idSeed seeds idKey: IDs come from clients, and a seed of the process's
-// own spreads them over a hashList's directory whatever they are.
-var idSeed = maphash.MakeSeed()
-
-// idKey is the hash of a document ID in a chunk's ids.
-func idKey(id string) uint64 { return maphash.String(idSeed, id) & idKeyMask }
-
-// idKeyMask is all ones but in tests, which make IDs collide.
-var idKeyMask = ^uint64(0)
-
-// pendingMaxScanDistance is the distance of the fingerprint candidates of
-// a chunk: the largest an index answers, so that Matcher.Match decides.
-const pendingMaxScanDistance = MaxMaxDistance
-
-// newChunk indexes ops. Cost: O(n log n) for the n hashes of ops (16 per
-// add with MinHash: its ID, its canonical text and 14 bands).
-func newChunk(ops []*pendingOp) *pendingChunk {
-	c := &pendingChunk{ops: slices.Clip(ops), fps: make([]uint64, len(ops))}
-	ids := make([]hashPair, len(ops))
-	var exact, bands []hashPair
-	for i, op := range ops {
-		n := int32(i)
-		ids[i] = hashPair{idKey(op.id), n}
-		if op.del {
-			continue
-		}
-		c.fps[i] = op.probe.Fingerprint()
-		if h, ok := op.probe.Exact(); ok {
-			exact = append(exact, hashPair{h, n})
-		}
-		bs := op.probe.Bands()
-		if bands == nil && len(bs) > 0 {
-			bands = make([]hashPair, 0, len(bs)*(len(ops)-i))
-		}
-		for b, h := range bs {
-			bands = append(bands, hashPair{mixBand(b, h), n})
-		}
-		c.scan = c.scan || op.probe.HasSet()
+// candidates returns the slots of pv a query for q may match, each once:
+// those in q's group of some table, sharing a band or the exact key; every
+// add under a set method. Deletes are left to the caller.
+func (pv partView) candidates(x *Index, q *Probe) []uint32 {
+	if pv.n == 0 {
+		return nil
 	}
-	c.ids, c.exact, c.bands = newHashList(ids), newHashList(exact), newHashList(bands)
-	return c
-}
-
-// last returns the number of the last operation of c on id, whose idKey
-// is k. Cost: a hashList lookup, and a comparison of IDs for each later
-// operation on another ID with the same key (none but by chance).
-func (c *pendingChunk) last(k uint64, id string) (int32, bool) {
-	ns := c.ids.find(k)
-	for _, i := range slices.Backward(ns) {
-		if c.ops[i].id == id {
-			return i, true
+	pv.p.mu.RLock()
+	sets := pv.p.sets
+	pv.p.mu.RUnlock()
+	var out []uint32
+	if sets {
+		for i := range pv.n {
+			out = append(out, uint32(i))
 		}
+		return out
 	}
-	return 0, false
-}
-
-// mergeChunks returns a chunk of a's operations followed by b's:
-// O(len(a.ops) + len(b.ops)) copying, with no hashing. a and b are not
-// changed.
-func mergeChunks(a, b *pendingChunk) *pendingChunk {
-	off := int32(len(a.ops))
-	return &pendingChunk{
-		ops:   append(slices.Clip(a.ops), b.ops...),
-		fps:   append(slices.Clip(a.fps), b.fps...),
-		ids:   mergeHashLists(a.ids, b.ids, off),
-		exact: mergeHashLists(a.exact, b.exact, off),
-		bands: mergeHashLists(a.bands, b.bands, off),
-		scan:  a.scan || b.scan,
-	}
-}
-
-// pendingChunkMax is the size beyond which chunks are not merged: a
-// publish merges at most that many operations, so that an pending that
-// grows large (the applier behind, as during a band merge) does not stall
-// the writer on the merge of two large chunks; a query reads one more
-// chunk per pendingChunkMax operations pending.
-const pendingChunkMax = 1024
-
-// pushChunk returns chunks followed by c, merging the newest chunks while
-// the last is at least as large as the one before it and the two together
-// at most most operations. The chunks given are not changed (views share
-// them).
-func pushChunk(chunks []*pendingChunk, c *pendingChunk, most int) []*pendingChunk {
-	out := append(slices.Clip(chunks), c)
-	for n := len(out); n >= 2 && len(out[n-1].ops) >= len(out[n-2].ops) && len(out[n-1].ops)+len(out[n-2].ops) <= most; n = len(out) {
-		merged := mergeChunks(out[n-2], out[n-1])
-		out = append(out[:n-2:n-2], merged)
-	}
-	return out
-}
-
-// candidates appends to dst the operations of c a query for q may match:
-// within pendingMaxScanDistance bits, sharing a band or the canonical
-// text; every add under a set method. Deletes are left to the caller.
-func (c *pendingChunk) candidates(dst []int32, q *Probe) []int32 {
-	if c.scan {
-		for i := range c.ops {
-			dst = append(dst, int32(i))
-		}
-		return dst
-	}
-	start := len(dst)
+	kb := uint(64 - x.settings.Design.KeyBits)
 	fp := q.Fingerprint()
-	for i, f := range c.fps {
-		if bits.OnesCount64(f^fp) <= pendingMaxScanDistance {
-			dst = append(dst, int32(i))
-		}
+	ids := make([]uint64, len(x.tables))
+	for i := range x.tables {
+		ids[i] = groupID(i, x.tables[i].permute(fp)>>kb)
 	}
+	for _, e := range pv.p.lv.appendNearGroups(nil, ids, fp, 64) {
+		out = append(out, e.n)
+	}
+	ks := make([]recentKey, 0, 1+len(q.Bands()))
 	if h, ok := q.Exact(); ok {
-		dst = append(dst, c.exact.find(h)...)
+		ks = append(ks, recentKey{h: h, b: exactBand})
 	}
 	for b, h := range q.Bands() {
-		dst = append(dst, c.bands.find(mixBand(b, h))...)
+		ks = append(ks, recentKey{h: h, b: uint8(b)})
 	}
-	found := dst[start:]
-	slices.Sort(found)
-	return append(dst[:start], slices.Compact(found)...)
+	for _, d := range pv.p.lv.appendKeyDocs(nil, ks) {
+		out = append(out, d.n)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	// The slots the view sees.
+	i, _ := slices.BinarySearch(out, uint32(pv.n))
+	return out[:i]
 }
 
-// merge combines the matches of the index, stored(limit), with those of the
-// pending operations of v: index matches on an ID with a pending
+// groupView makes the views of a group of operations that grows by
+// appends, as the committer decides them: each view is base followed by a
+// part of the group so far, which the groupView indexes as it grows (a
+// group cut back after a failed request is indexed anew).
+type groupView struct {
+	base *pendingView
+	part *pendingPart
+	n    int        // operations indexed
+	tail *pendingOp // the last of them, to notice a group cut back and grown again
+	net  int        // the sum of their net
+}
+
+// with returns base followed by ops. If ops extends the operations of the
+// last call, it costs the indexing of the new ones; otherwise that of all
+// of ops.
+func (g *groupView) with(ops []*pendingOp) *pendingView {
+	v := g.base
+	if len(ops) == 0 {
+		return v
+	}
+	if g.part == nil || g.n > len(ops) || g.n > 0 && ops[g.n-1] != g.tail {
+		g.part, g.n, g.net = newPendingPart(), 0, 0
+	}
+	if g.n < len(ops) {
+		g.part.add(v.x, ops[g.n:])
+		for _, op := range ops[g.n:] {
+			g.net += op.net
+		}
+		g.n, g.tail = len(ops), ops[len(ops)-1]
+	}
+	return &pendingView{parts: append(slices.Clip(v.parts), partView{p: g.part, n: len(ops)}), base: v.base, net: v.net + g.net, x: v.x}
+}
+
+// mergePending combines the matches of the file, stored(limit), with those
+// of the pending operations of v: file matches on an ID with a pending
 // operation, or on self, are replaced by what the operation says. The
-// result is sorted and cut as the index's own query would be. With no
+// result is sorted and cut as the file's own query would be. With no
 // pending operations and no self it is stored(limit) alone.
 func mergePending(v *pendingView, m *Matcher, q *Probe, self string, stored func(limit int) ([]Match, error)) ([]Match, error) {
 	limit := m.Limit()
@@ -407,7 +375,7 @@ func mergePending(v *pendingView, m *Matcher, q *Probe, self string, stored func
 	}
 	lim := limit
 	if lim > 0 {
-		lim += v.len() + 1 // room for the matches the pending and self hide
+		lim += v.len() + 1 // room for the matches the pending operations and self hide
 	}
 	ms, err := stored(lim)
 	if err != nil {
@@ -489,11 +457,3 @@ func (x *Index) queryIDPending(v *pendingView, id string, opts *QueryOptions) ([
 	return x.queryPending(v, &pr, opts, id)
 }
 
-// rebase sets the number of documents of the file under the pending
-// operations, after a Load changed it with none pending.
-func (o *pending) rebase(docs int) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	v := o.view.Load()
-	o.view.Store(&pendingView{ops: v.ops, extra: v.extra, chunks: v.chunks, base: docs, net: v.net})
-}

@@ -334,8 +334,8 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 		if mr == nil {
 			c = tx.Bucket(bucketTables).Cursor()
 		}
-		tl := x.recentTableLevels()
-		levels := !tl.empty()
+		tl := x.levels()
+		levels := !tl.tablesEmpty()
 		kb := uint(64 - x.settings.Design.KeyBits)
 		var ids []uint64 // each table's group of the query, for the levels
 		if levels {
@@ -368,10 +368,10 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 				// watermarks are read only for a query that finds something
 				// in the levels: most find nothing.)
 				tw := x.tableWatermarks(tx)
-				near := make([]recentEnt, 0, len(tes))
+				near := make([]levelEnt, 0, len(tes))
 				for _, e := range tes {
 					if e.n >= tw[e.t] {
-						near = append(near, e.recentEnt)
+						near = append(near, e.levelEnt)
 					}
 				}
 				for _, e := range verifyRecent(near, docs.Cursor(), 0) {
@@ -401,7 +401,7 @@ func (x *Index) find(tx *bolt.Tx, bf *bandFilter, pr probe, q queryParams) ([]fo
 			} // else no stored document has this band
 		}
 		var recent []keyDoc
-		if lv := x.recentLevels(); lv[0] != nil && len(ks) > 0 {
+		if lv := x.levels(); lv[0] != nil && len(ks) > 0 {
 			recent = x.recentKeyDocs(lv, docs.Cursor(), ks)
 		}
 		// One cursor for every band: a bbolt Get makes (and allocates) a
@@ -523,7 +523,7 @@ func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint
 			dst = append(dst, binary.BigEndian.Uint32(k[8:]))
 		}
 	}
-	if lv := x.recentLevels(); lv[0] != nil {
+	if lv := x.levels(); lv[0] != nil {
 		mid := len(dst)
 		if dst = x.recentDocs(dst, lv, docs, exactBand, h); mid > start && len(dst) > mid {
 			// A document may be in both while a merge moves it.

@@ -8,143 +8,10 @@ import (
 	"iter"
 	"runtime/debug"
 	"slices"
-	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 )
-
-// recentBands is the in-memory level of the band postings: the band keys of
-// the documents numbered from the index's band watermark (meta key
-// "bandsfrom") on, whose postings are not in the bands bucket yet. An online
-// add writes a new document's bands there and into its record only; a
-// merge (mergeLevels) moves them into the bucket in one sorted pass, which
-// rewrites each page of the bucket once instead of once per commit. The
-// level holds the exact keys of those documents as well, under the
-// pseudo-band exactBand (schema 4, see meta.exactFrom), which a merge
-// moves into the exact bucket. The level is rebuilt from the records at
-// Open.
-//
-// The level is a superset: it gains entries before the commit that makes
-// them visible and keeps those of documents since replaced or deleted.
-// Readers verify every entry against the document's record in their
-// transaction (recentKeyDocs).
-type recentBands struct {
-	mu   sync.RWMutex
-	one  map[recentKey]uint32   // the first document of each key
-	more map[recentKey][]uint32 // the further documents of keys with more than one
-	docs int                    // documents added
-}
-
-// recentKey is a band number and band hash.
-type recentKey struct {
-	h uint64
-	b uint8
-}
-
-func newRecentBands() *recentBands {
-	return &recentBands{one: make(map[recentKey]uint32), more: make(map[recentKey][]uint32)}
-}
-
-// addExact adds text document n under its exact hash h (the pseudo-band
-// exactBand). It costs a map insertion.
-func (r *recentBands) addExact(n uint32, h uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.addKey(n, recentKey{h: h, b: exactBand})
-}
-
-// add adds document n under each of its bands. It costs a map insertion
-// per band.
-func (r *recentBands) add(n uint32, bands []uint64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.docs++
-	for i, h := range bands {
-		r.addKey(n, recentKey{h: h, b: uint8(i)})
-	}
-}
-
-// addKey adds document n under k. The caller holds r.mu.
-func (r *recentBands) addKey(n uint32, k recentKey) {
-	if first, ok := r.one[k]; !ok {
-		r.one[k] = n
-	} else if first != n && !containsDoc(r.more[k], n) {
-		r.more[k] = append(r.more[k], n)
-	}
-}
-
-func containsDoc(ns []uint32, n uint32) bool {
-	for _, m := range ns {
-		if m == n {
-			return true
-		}
-	}
-	return false
-}
-
-// keyDoc is document n under the key at index k of a lookup's keys.
-type keyDoc struct{ n, k uint32 }
-
-// appendKeyDocs appends to dst the documents of each key ks[i], tagged
-// with i, unverified. It takes the level's lock once, and costs a map
-// lookup per key.
-func (r *recentBands) appendKeyDocs(dst []keyDoc, ks []recentKey) []keyDoc {
-	if r == nil {
-		return dst
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	for i, k := range ks {
-		if n, ok := r.one[k]; ok {
-			dst = append(dst, keyDoc{n: n, k: uint32(i)})
-			for _, m := range r.more[k] {
-				dst = append(dst, keyDoc{n: m, k: uint32(i)})
-			}
-		}
-	}
-	return dst
-}
-
-// keys returns every key of the level.
-func (r *recentBands) keys() []recentKey {
-	if r == nil {
-		return nil
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	ks := make([]recentKey, 0, len(r.one))
-	for k := range r.one {
-		ks = append(ks, k)
-	}
-	return ks
-}
-
-// size returns the number of documents added.
-func (r *recentBands) size() int {
-	if r == nil {
-		return 0
-	}
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.docs
-}
-
-// levels are the in-memory band levels a reader consults: the current
-// one, the one a merge under way is moving into the bucket and, until no
-// reader of a snapshot older than the last merge is left, the one that
-// merge moved.
-type levels [3]*recentBands
-
-// recentLevels returns the levels for a read transaction. The caller holds
-// x.readers (read) from before it began the transaction until it is done
-// with them: the level a merge retires stays until then. Each level is
-// loaded before the next older one, which a merge stores first when it
-// moves a level along, so a reader sees a level twice rather than not at
-// all.
-func (x *Index) recentLevels() levels {
-	return levels{x.rcur.Load(), x.rmrg.Load(), x.rold.Load()}
-}
 
 // view runs fn in a read transaction, with x.readers held (read) so that
 // the recent band levels fn may use outlive it.
@@ -292,19 +159,31 @@ func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
 	}
 }
 
-// buildRecent returns the level of the documents numbered from `from` up
-// to `to` in tx: their band keys and exact keys.
-func (x *Index) buildRecent(tx *bolt.Tx, from, to uint32) (*recentBands, error) {
-	r := newRecentBands()
+// buildLevel returns a level of the documents in tx: the table entries of
+// those numbered from tfrom up to to, and with MinHash the band and exact
+// keys of those numbered from bfrom up to to. It costs a read of their
+// records.
+func (x *Index) buildLevel(tx *bolt.Tx, tfrom, bfrom, to uint32) *level {
+	r := newLevel()
+	from := tfrom
+	if x.settings.MinHash {
+		from = min(tfrom, bfrom)
+	}
 	for n, v := range docRange(tx, from, to) {
+		if n >= tfrom && len(v) >= 8 {
+			r.addTables(x, n, binary.BigEndian.Uint64(v))
+		}
+		if !x.settings.MinHash || n < bfrom {
+			continue
+		}
 		if bands := bandsOf(v, x.lay); bands != nil {
-			r.add(n, bands)
+			r.addBands(n, bands)
 		}
 		if h, ok := bandOf(v, x.lay, exactBand); ok {
 			r.addExact(n, h)
 		}
 	}
-	return r, nil
+	return r
 }
 
 // bandsOf decodes only the bands of record v: nil for a record without
@@ -343,9 +222,9 @@ func (x *Index) recentLimit() int {
 // Options.RecentBands < 0 it runs a whole merge at once. The caller holds
 // x.wmu.
 func (x *Index) maybeMergeLevels() error {
-	if x.tmrg.Load() == nil {
+	if x.lmrg.Load() == nil {
 		limit := x.recentLimit()
-		if x.rcur.Load().size() <= limit && x.tcur.Load().size() <= limit {
+		if x.lcur.Load().size() <= limit {
 			return nil
 		}
 		// Readers of snapshots older than the last merge may still use
@@ -355,14 +234,9 @@ func (x *Index) maybeMergeLevels() error {
 		if !x.readers.TryLock() {
 			return nil // the next commit tries again
 		}
-		x.rold.Store(nil)
-		x.told.Store(nil)
-		if x.settings.MinHash {
-			x.rmrg.Store(x.rcur.Load())
-			x.rcur.Store(newRecentBands())
-		}
-		x.tmrg.Store(x.tcur.Load())
-		x.tcur.Store(newRecentTables())
+		x.lold.Store(nil)
+		x.lmrg.Store(x.lcur.Load())
+		x.lcur.Store(newLevel())
 		x.readers.Unlock()
 	}
 	for {
@@ -444,16 +318,13 @@ func (x *Index) mergeSlice() (bool, error) {
 	if over {
 		// Older first: a reader that loads merging before this and
 		// retiring after sees the level twice, not never.
-		x.rold.Store(x.rmrg.Load())
-		x.rmrg.Store(nil)
-		x.told.Store(x.tmrg.Load())
-		x.tmrg.Store(nil)
+		x.lold.Store(x.lmrg.Load())
+		x.lmrg.Store(nil)
 		// Readers of snapshots from before the end of the merge need the
 		// retired levels; without any, they go now (else at the start of
 		// the next merge), and their memory with them.
 		if x.readers.TryLock() {
-			x.rold.Store(nil)
-			x.told.Store(nil)
+			x.lold.Store(nil)
 			x.readers.Unlock()
 		}
 	}

@@ -457,18 +457,17 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	f := x.filter.Load()
 	// The watermarks, when the levels exist (they do once Open is done).
 	var m meta
-	if x.tcur.Load() != nil || x.rcur.Load() != nil {
+	cur := x.lcur.Load() // nil until Open has built the levels
+	if cur != nil {
 		m = x.readMeta(tx)
 	}
 	// The exact keys of the documents at or above the exact watermark go
 	// to the band level, a merge writes them into the bucket; those below
 	// go into the bucket now (see meta.exactFrom).
-	var ecur *recentBands
+	var ecur *level
 	ew := inBucket(0)
-	if x.settings.MinHash {
-		if ecur = x.rcur.Load(); ecur != nil {
-			ew = m.exactFrom(x)
-		}
+	if x.settings.MinHash && cur != nil {
+		ecur, ew = cur, m.exactFrom(x)
 	}
 	var buf []byte
 	for _, c := range chs {
@@ -519,7 +518,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		}
 	}
 	tw := inBucket
-	if cur := x.tcur.Load(); cur != nil {
+	if cur != nil {
 		tw = m.tableFrom
 		// The documents at or above the lowest table watermark have
 		// their entries in the level: their new fingerprints go there
@@ -529,7 +528,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		// recentTables).
 		for _, c := range chs {
 			if c.n >= m.tablesFrom && c.new != nil {
-				cur.add(x, c.n, c.new.fp)
+				cur.addTables(x, c.n, c.new.fp)
 			}
 		}
 	}
@@ -538,7 +537,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 	}
 	if x.settings.MinHash {
 		bw, from := inBucket, ^uint32(0)
-		if x.rcur.Load() != nil {
+		if cur != nil {
 			bw = func(i int) uint32 { return m.bandFrom(x, i) }
 			from = m.bandsFrom
 		}
@@ -641,7 +640,7 @@ type postingOp struct {
 func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from uint32) error {
 	var ops []postingOp
 	f := x.filter.Load()
-	cur := x.rcur.Load()
+	cur := x.lcur.Load()
 	var ws [256]uint32
 	for i := range x.settings.Bands {
 		ws[i] = w(i)
@@ -654,7 +653,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 						f.add(i, h)
 					}
 				}
-				cur.add(c.n, r.bands)
+				cur.addBands(c.n, r.bands)
 			}
 		}
 		for _, r := range [2]*record{c.old, c.new} {
