@@ -9,6 +9,7 @@ import (
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/input"
+	"github.com/simidx/simidx/internal/pairsort"
 	"github.com/spf13/pflag"
 )
 
@@ -293,19 +294,19 @@ func hasSimilarity(x *index.Index, opts *index.QueryOptions) bool {
 
 // reportPairs writes the pairs of x, sorted by their IDs; with a limit
 // above 0, only the first limit pairs of that order. Memory is bounded
-// (see sortedPairs), the table's too: when the pairs do not fit in
+// (see pairsort.Sorted), the table's too: when the pairs do not fit in
 // memory, they are read twice, to measure the columns and to write them.
 func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit int, w *output) error {
-	return writePairs(ctx, x, opts, limit, runPairs, w)
+	return writePairs(ctx, x, opts, limit, pairsort.RunPairs, w)
 }
 
 // writePairs is reportPairs holding run pairs in memory.
 func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit, run int, w *output) error {
-	ps, err := sortedPairs(ctx, x, opts, limit, run)
+	ps, err := pairsort.Sorted(ctx, x, opts, limit, run)
 	if err != nil {
 		return err
 	}
-	defer ps.close()
+	defer ps.Close()
 	sim := hasSimilarity(x, opts)
 	if sim {
 		w.header("A", "B", "DISTANCE", "SIMILARITY", "EXACT")
@@ -337,8 +338,8 @@ func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, l
 		}
 		return rec, append(cells, exactCell(exact))
 	}
-	if !w.jsonl && ps.spilled() {
-		err := ps.each(ctx, func(p index.Pair) error {
+	if !w.jsonl && ps.Spilled() {
+		err := ps.Each(ctx, func(p index.Pair) error {
 			_, cells := row(p)
 			w.measure(cells...)
 			return nil
@@ -347,7 +348,7 @@ func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, l
 			return err
 		}
 	}
-	return ps.each(ctx, func(p index.Pair) error {
+	return ps.Each(ctx, func(p index.Pair) error {
 		rec, cells := row(p)
 		if w.jsonl {
 			w.json(rec)

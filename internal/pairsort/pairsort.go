@@ -1,4 +1,10 @@
-package main
+// Package pairsort sorts the pairs of near duplicates of an index by their
+// IDs in bounded memory. index.Pairs gives the pairs in no order, and a
+// group of n exact copies alone has n(n-1)/2 pairs (12.5 million for 5,000
+// copies): Sorted holds a bounded number of them in memory, writes sorted
+// runs of the rest to a temporary file, and merges the runs as the pairs
+// are read.
+package pairsort
 
 import (
 	"bufio"
@@ -15,9 +21,9 @@ import (
 	"github.com/simidx/simidx/index"
 )
 
-// sortedPairs returns the pairs of x within opts, sorted by (A, B) in
-// byte order, A < B; with limit above 0, only the first limit of them.
-// run is how many pairs it holds in memory, runPairs but in tests.
+// Sorted returns the pairs of x within opts, sorted by (A, B) in byte
+// order, A < B; with limit above 0, only the first limit of them. run is
+// how many pairs it holds in memory: RunPairs, or fewer in tests.
 // index.Pairs gives them in no order, and a group of n exact copies alone
 // has n(n-1)/2 pairs (12.5 million for 5,000 copies), so they are not
 // all held in memory:
@@ -31,12 +37,12 @@ import (
 //
 // Time: what index.Pairs costs, and O(P log P) comparisons of IDs for P
 // pairs. The list must be closed.
-func sortedPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit, run int) (*pairList, error) {
+func Sorted(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit, run int) (*List, error) {
 	// Index.Pairs stops at opts.Limit pairs in its own order: the limit
 	// is applied here, to the sorted pairs.
 	all := *opts
 	all.Limit = 0
-	l := &pairList{limit: limit}
+	l := &List{limit: limit}
 	if limit > 0 && limit <= run {
 		var err error
 		l.small, err = smallestPairs(ctx, x, &all, limit)
@@ -50,7 +56,7 @@ func sortedPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 		return l.s.add(p)
 	})
 	if err != nil {
-		l.close()
+		l.Close()
 		return nil, err
 	}
 	slices.SortFunc(l.s.buf, l.s.compare)
@@ -60,20 +66,19 @@ func sortedPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, 
 	return l, err
 }
 
-// pairList is the sorted pairs of sortedPairs, which can be read more than
-// once.
-type pairList struct {
+// List is the sorted pairs of Sorted, which can be read more than once.
+type List struct {
 	limit int
 	small []index.Pair // with a limit of at most run, sorted
 	s     *pairSorter  // else
 }
 
-// spilled reports whether the pairs did not fit in memory: they are read
+// Spilled reports whether the pairs did not fit in memory: they are read
 // from the runs written to disk as they are merged.
-func (l *pairList) spilled() bool { return l.s != nil && l.s.file != nil }
+func (l *List) Spilled() bool { return l.s != nil && l.s.file != nil }
 
-// each calls fn with every pair in order, until fn returns an error.
-func (l *pairList) each(ctx context.Context, fn func(index.Pair) error) error {
+// Each calls fn with every pair in order, until fn returns an error.
+func (l *List) Each(ctx context.Context, fn func(index.Pair) error) error {
 	if l.s == nil {
 		for _, p := range l.small {
 			if err := fn(p); err != nil {
@@ -85,16 +90,16 @@ func (l *pairList) each(ctx context.Context, fn func(index.Pair) error) error {
 	return l.s.merge(ctx, l.limit, fn)
 }
 
-// close removes the runs written to disk.
-func (l *pairList) close() {
+// Close removes the runs written to disk.
+func (l *List) Close() {
 	if l.s != nil && l.s.file != nil {
 		l.s.file.Close()
 	}
 }
 
-// runPairs is how many pairs a pairSorter holds in memory (24 bytes each)
+// RunPairs is how many pairs Sorted holds in memory (24 bytes each)
 // before it sorts them and writes them out as a run.
-const runPairs = 1 << 20
+const RunPairs = 1 << 20
 
 // pairCompare orders pairs by A, then B.
 func pairCompare(p, q index.Pair) int {
@@ -139,7 +144,7 @@ func smallestPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions
 	return h, nil
 }
 
-// pairSorter sorts pairs in bounded memory (see sortedPairs).
+// pairSorter sorts pairs in bounded memory (see Sorted).
 type pairSorter struct {
 	ids  []string // the IDs, by number
 	num  map[string]uint32
