@@ -90,7 +90,7 @@ func (w *writeLog) applyPending() (int, error) {
 		if op.del {
 			dels = append(dels, id)
 		} else {
-			docs = append(docs, probedDoc{ID: id, Probe: op.probe})
+			docs = append(docs, probedDoc{ID: id, probe: op.probe})
 		}
 	}
 	if len(docs) > 0 {

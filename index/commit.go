@@ -54,7 +54,7 @@ func (x *Index) AddIfUnique(opts *QueryOptions, docs ...Doc) ([]Duplicate, error
 	if err := x.checkWritable(); err != nil {
 		return nil, err
 	}
-	m, err := x.Matcher(opts)
+	m, err := x.newMatcher(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (x *Index) pendingDocs(docs []Doc) ([]pendingDoc, error) {
 	pds := make([]pendingDoc, len(docs))
 	for i := range docs {
 		d := &docs[i]
-		pr, err := x.docProbe(d)
+		pr, err := x.probeDoc(d)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +130,7 @@ func (x *Index) pendingDocs(docs []Doc) ([]pendingDoc, error) {
 type pendingDoc struct {
 	id    string
 	rec   wal.Record // what the log stores
-	probe Probe
+	probe docProbe
 }
 
 // writeReq is one call of Add, AddIfUnique or Delete handed to the
@@ -140,7 +140,7 @@ type writeReq struct {
 	docs     []pendingDoc
 	dels     []string // the IDs to delete, for a delete (docs is empty)
 	ifUnique bool
-	m        *Matcher      // for ifUnique
+	m        *matcher      // for ifUnique
 	opts     *QueryOptions // for ifUnique
 	done     chan writeResult
 }
@@ -340,7 +340,7 @@ func (w *writeLog) commit(group []*writeReq) {
 // uniqueCheck returns the near duplicates of d, under m and opts, among
 // the stored documents and the pending operations of v, leaving out d's
 // own ID.
-func (x *Index) uniqueCheck(v *pendingView, m *Matcher, opts *QueryOptions, d *pendingDoc) ([]Match, error) {
+func (x *Index) uniqueCheck(v *pendingView, m *matcher, opts *QueryOptions, d *pendingDoc) ([]Match, error) {
 	return mergePending(v, m, &d.probe, d.id, func(limit int) ([]Match, error) {
 		o := QueryOptions{}
 		if opts != nil {

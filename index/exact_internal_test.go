@@ -149,7 +149,7 @@ func TestPairsExactLevel(t *testing.T) {
 		t.Fatal(err)
 	}
 	pb.p.exact = pa.p.exact
-	if err := x.addProbed(probedDoc{ID: "a", Probe: pa}, probedDoc{ID: "b", Probe: pb}); err != nil {
+	if err := x.addProbed(probedDoc{ID: "a", probe: pa}, probedDoc{ID: "b", probe: pb}); err != nil {
 		t.Fatal(err)
 	}
 	err = x.Pairs(context.Background(), &QueryOptions{MaxDistance: ZeroDistance, MinSimilarity: 0.01}, func(Pair) error { return nil })

@@ -15,7 +15,11 @@ func MergeState(x *Index) (merging bool) {
 // The write and query paths under Add and Query, for the tests that check
 // them against the public ones.
 
-type ProbedDoc = probedDoc
+// ProbedDoc is a document analyzed beforehand, for AddProbed.
+type ProbedDoc struct {
+	ID    string
+	Probe Probe
+}
 
 // QueryProbe answers from the file, after every pending operation is
 // committed to it.
@@ -32,7 +36,11 @@ func (x *Index) AddProbed(docs ...ProbedDoc) error {
 	if err := x.flush(); err != nil {
 		return err
 	}
-	err := x.addProbed(docs...)
+	pds := make([]probedDoc, len(docs))
+	for i, d := range docs {
+		pds[i] = probedDoc{ID: d.ID, probe: d.Probe}
+	}
+	err := x.addProbed(pds...)
 	if x.pend != nil {
 		x.pend.rebase(int(x.count.Load()))
 	}
@@ -42,3 +50,16 @@ func (x *Index) AddProbed(docs ...ProbedDoc) error {
 // directLogInternal makes Add and Delete commit to the file at once, for
 // the tests of the file's levels, merges and copies.
 var directLogInternal = &LogOptions{Direct: true}
+
+// The probes and matcher under Query and the pending level, for the tests
+// that check them against the public queries.
+
+type (
+	Probe   = docProbe
+	Matcher = matcher
+)
+
+func (x *Index) Probe(text []byte) (Probe, error)             { return x.probeText(text) }
+func (x *Index) ProbeFingerprint(fp uint64) Probe             { return x.probeFingerprint(fp) }
+func (x *Index) ProbeID(id string) (Probe, error)             { return x.probeID(id) }
+func (x *Index) Matcher(opts *QueryOptions) (*Matcher, error) { return x.newMatcher(opts) }

@@ -130,8 +130,8 @@ func (x *Index) Sync() error {
 
 // Close releases the index and its file lock. It waits for running
 // transactions to finish. Later calls to any method that reads or writes
-// the file return ErrClosed (Path, Settings, Len, Probe, ProbeFingerprint
-// and Matcher, which do not, still answer); Close itself may be called
+// the file return ErrClosed (Path, Settings and Len, which do not, still
+// answer); Close itself may be called
 // more than once.
 //
 // On an index where a fault left bbolt's locks held (see faulted), Close

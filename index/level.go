@@ -38,7 +38,7 @@ import (
 // The pending level of the log (pending) holds the operations acknowledged
 // and not yet committed to the file, in levels of this type whose slots
 // number the operations; readers verify a candidate against the
-// operation's probe (Matcher.Match).
+// operation's probe (matcher.Match).
 type level struct {
 	mu     sync.RWMutex
 	tables map[uint64][]levelEnt  // by groupID
@@ -289,4 +289,3 @@ func (x *Index) tableWatermarks(tx *bolt.Tx) []uint32 {
 	}
 	return ws
 }
-

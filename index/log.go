@@ -351,28 +351,28 @@ func (x *Index) recordOp(r wal.Record) (*pendingOp, error) {
 	if err != nil {
 		return nil, err
 	}
-	pr, err := x.docProbe(&d)
+	pr, err := x.probeDoc(&d)
 	if err != nil {
 		return nil, err
 	}
 	return &pendingOp{id: r.ID, probe: pr, at: time.Now()}, nil
 }
 
-// docProbe validates d and returns its probe. It costs an analysis of its
+// probeDoc validates d and returns its probe. It costs an analysis of its
 // text.
-func (x *Index) docProbe(d *Doc) (Probe, error) {
+func (x *Index) probeDoc(d *Doc) (docProbe, error) {
 	if err := validID(d.ID); err != nil {
-		return Probe{}, err
+		return docProbe{}, err
 	}
 	if d.Precomputed {
 		if x.settings.Text.Method.IsSet() {
-			return Probe{}, fmt.Errorf("%w: document %q: a fingerprint alone cannot be added under a method of word sets", ErrSettings, d.ID)
+			return docProbe{}, fmt.Errorf("%w: document %q: a fingerprint alone cannot be added under a method of word sets", ErrSettings, d.ID)
 		}
-		return x.ProbeFingerprint(d.Fingerprint), nil
+		return x.probeFingerprint(d.Fingerprint), nil
 	}
-	pr, err := x.Probe(d.Text)
+	pr, err := x.probeText(d.Text)
 	if err != nil {
-		return Probe{}, fmt.Errorf("document %q: %w", d.ID, err)
+		return docProbe{}, fmt.Errorf("document %q: %w", d.ID, err)
 	}
 	return pr, nil
 }

@@ -15,7 +15,7 @@ type pendingOp struct {
 	seq   uint64
 	id    string
 	del   bool
-	probe Probe     // for adds
+	probe docProbe  // for adds
 	at    time.Time // when it was logged
 	net   int       // the change in the number of documents: 1, 0 (a replace) or -1
 }
@@ -251,9 +251,9 @@ func (v *pendingView) has(id string) bool { return v.latest(id) != nil }
 // matches returns the pending documents (the last add of each ID not
 // deleted since) that a query for q finds under m, leaving out self.
 // Cost: per part, a map lookup per table, band and the exact key of q,
-// then a Matcher.Match and a lookup of its ID per later part for each
+// then a matcher.Match and a lookup of its ID per later part for each
 // candidate; under a set method, that for every pending add.
-func (v *pendingView) matches(m *Matcher, q *Probe, self string) []Match {
+func (v *pendingView) matches(m *matcher, q *docProbe, self string) []Match {
 	var ms []Match
 	for pi, pv := range v.parts {
 		for _, i := range pv.candidates(v.x, q) {
@@ -290,7 +290,7 @@ func (v *pendingView) supersededAfter(pi int, i uint32) bool {
 // candidates returns the slots of pv a query for q may match, each once:
 // those in q's group of some table, sharing a band or the exact key; every
 // add under a set method. Deletes are left to the caller.
-func (pv partView) candidates(x *Index, q *Probe) []uint32 {
+func (pv partView) candidates(x *Index, q *docProbe) []uint32 {
 	if pv.n == 0 {
 		return nil
 	}
@@ -368,7 +368,7 @@ func (g *groupView) with(ops []*pendingOp) *pendingView {
 // operation, or on self, are replaced by what the operation says. The
 // result is sorted and cut as the file's own query would be. With no
 // pending operations and no self it is stored(limit) alone.
-func mergePending(v *pendingView, m *Matcher, q *Probe, self string, stored func(limit int) ([]Match, error)) ([]Match, error) {
+func mergePending(v *pendingView, m *matcher, q *docProbe, self string, stored func(limit int) ([]Match, error)) ([]Match, error) {
 	limit := m.Limit()
 	if v.len() == 0 && self == "" {
 		return stored(limit)
@@ -408,8 +408,8 @@ func (x *Index) pendingOps() *pendingView {
 // pending operations of v, leaving out the document self. The view is
 // taken before the file's snapshot: an operation the applier commits in
 // between is found in both, and the view's copy wins.
-func (x *Index) queryPending(v *pendingView, pr *Probe, opts *QueryOptions, self string) ([]Match, error) {
-	m, err := x.Matcher(opts)
+func (x *Index) queryPending(v *pendingView, pr *docProbe, opts *QueryOptions, self string) ([]Match, error) {
+	m, err := x.newMatcher(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +443,7 @@ func (x *Index) queryIDPending(v *pendingView, id string, opts *QueryOptions) ([
 		}
 		return x.queryPending(v, &op.probe, opts, id)
 	}
-	pr, err := x.ProbeID(id)
+	pr, err := x.probeID(id)
 	if err != nil {
 		return nil, err
 	}
@@ -456,4 +456,3 @@ func (x *Index) queryIDPending(v *pendingView, id string, opts *QueryOptions) ([
 	}
 	return x.queryPending(v, &pr, opts, id)
 }
-

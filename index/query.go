@@ -116,7 +116,7 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 		return nil, err
 	}
 	if v := x.pendingOps(); v != nil {
-		pr, err := x.Probe(text)
+		pr, err := x.probeText(text)
 		if err != nil {
 			return nil, err
 		}
@@ -159,7 +159,7 @@ func (x *Index) QueryFingerprint(fp uint64, opts *QueryOptions) ([]Match, error)
 		return nil, fmt.Errorf("%w: a query by fingerprint has no MinHash signature for MinSimilarity", ErrSettings)
 	}
 	if v := x.pendingOps(); v != nil {
-		pr := x.ProbeFingerprint(fp)
+		pr := x.probeFingerprint(fp)
 		return x.queryPending(v, &pr, opts, "")
 	}
 	q.fp, q.minSim = true, 0
@@ -540,7 +540,7 @@ func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint
 // none, or the rule does not read them), whose shingle set is shingles if
 // hasShingles (read with q.verify only) and which is an exact copy of the
 // probe's text if exact. fpRule says the fingerprint rule applies. It is
-// the one rule of Query and Matcher.
+// the one rule of Query and matcher.
 func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, shingles []uint64, hasShingles, exact bool) (Match, bool) {
 	m := Match{Distance: d}
 	keep := fpRule && d <= q.maxDist

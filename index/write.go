@@ -42,14 +42,14 @@ func (x *Index) addDirect(docs ...Doc) error {
 // probeFingerprint for a precomputed fingerprint.
 type probedDoc struct {
 	ID    string
-	Probe Probe
+	probe docProbe
 }
 
 // addProbed is addDirect for documents analyzed beforehand (the operations
 // of the log, analyzed by the callers of Add): it stores what addDirect
 // stores for their texts without analyzing them again. A probe made under
 // other text settings than the index's, a fingerprint probe under a method
-// of word sets, or the zero Probe gives an error wrapping ErrSettings, and
+// of word sets, or the zero probe gives an error wrapping ErrSettings, and
 // nothing is added.
 func (x *Index) addProbed(docs ...probedDoc) error {
 	if err := x.checkWritable(); err != nil {
@@ -202,9 +202,9 @@ func (x *Index) probedRecord(d *probedDoc) (record, error) {
 	if err := validID(d.ID); err != nil {
 		return record{}, err
 	}
-	p := &d.Probe
+	p := &d.probe
 	if !p.valid {
-		return record{}, fmt.Errorf("%w: document %q has the zero Probe", ErrSettings, d.ID)
+		return record{}, fmt.Errorf("%w: document %q has the zero docProbe", ErrSettings, d.ID)
 	}
 	if !p.p.text {
 		return x.fingerprintRecord(d.ID, p.p.fp)
