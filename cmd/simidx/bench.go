@@ -3,21 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"math/rand/v2"
-	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/eval"
 	"github.com/simidx/simidx/internal/input"
-	"github.com/simidx/simidx/shingle"
 	"github.com/spf13/pflag"
 )
-
-const benchMaxK = 12
 
 var benchCommand = &command{
 	name:  "bench",
@@ -101,14 +95,14 @@ Example:
 				return err
 			}
 			rng := rand.New(rand.NewPCG(seed, 0x5eed))
-			docs := reservoir(ctx, r, f, rng, sample, minWords)
+			docs := eval.Sample(r.All(ctx), f, rng, sample, minWords)
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
 			if len(docs) < 2 {
 				return fmt.Errorf("found %d documents of at least %d shingles; bench needs 2 or more (see --min-words)", len(docs), minWords)
 			}
-			res := measure(ctx, f, docs, kinds, rs, unrelated, rng)
+			res := eval.MeasureRecall(ctx, f, docs, kinds, rs, unrelated, rng)
 			if ctx.Err() != nil {
 				return errInterrupted
 			}
@@ -116,7 +110,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			res.write(w, byEdit)
+			writeRecall(w, res, byEdit)
 			return w.Close()
 		}
 	},
@@ -146,204 +140,9 @@ func parseRates(s string) ([]float64, error) {
 	return rs, nil
 }
 
-// reservoir returns a uniform sample of up to n documents of at least
-// minShingles shingles from r.
-func reservoir(ctx context.Context, r *input.Reader, f *index.Fingerprinter, rng *rand.Rand, n, minShingles int) []index.Doc {
-	var docs []index.Doc
-	seen := 0
-	for d, err := range r.All(ctx) {
-		if err != nil {
-			break
-		}
-		if len(f.Shingles(d.Text)) < minShingles {
-			continue
-		}
-		seen++
-		switch {
-		case len(docs) < n:
-			docs = append(docs, d)
-		default:
-			if j := rng.IntN(seen); j < n {
-				docs[j] = d
-			}
-		}
-	}
-	return docs
-}
-
-// benchPair is one measured pair.
-type benchPair struct {
-	edit     eval.Edit
-	rate     float64
-	jaccard  float64
-	distance int
-	band     bool // shares a MinHash band
-	found    bool // reported by a default query (with MinHash)
-}
-
-// benchResult holds every measured pair.
-type benchResult struct {
-	minhash   bool
-	planted   []benchPair
-	unrelated []benchPair
-}
-
-func measure(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kinds []eval.Edit, rates []float64, unrelated int, rng *rand.Rand) *benchResult {
-	type prepared struct {
-		set   []uint64
-		fp    uint64
-		sig   []uint64
-		bands []uint64
-	}
-	prep := func(text []byte) prepared {
-		set := slices.Clone(f.Shingles(text))
-		fp, sig, bands := f.Analyze(text)
-		return prepared{set, fp, slices.Clone(sig), slices.Clone(bands)}
-	}
-	st := f.Settings()
-	k := max(st.MaxDistance, 0) // ZeroDistance is 0
-	res := &benchResult{}
-	base := make([]prepared, len(docs))
-	for i, d := range docs {
-		base[i] = prep(d.Text)
-		res.minhash = base[i].bands != nil
-	}
-	compare := func(a, b prepared, ed eval.Edit, rate float64) benchPair {
-		p := benchPair{
-			edit: ed, rate: rate,
-			jaccard:  shingle.Jaccard(a.set, b.set),
-			distance: bits.OnesCount64(a.fp ^ b.fp),
-			band:     shingle.SharedBands(a.bands, b.bands) > 0,
-		}
-		if a.sig != nil {
-			// The rule of a default query (index.QueryOptions).
-			cand := p.distance <= k || shingle.SharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
-			p.found = cand && shingle.Estimate(a.sig, b.sig) >= index.DefaultMinSimilarity
-		}
-		return p
-	}
-	for i, d := range docs {
-		if ctx.Err() != nil {
-			return res
-		}
-		for _, ed := range kinds {
-			for _, rate := range rates {
-				edited := eval.Apply(rng, string(d.Text), ed, rate)
-				res.planted = append(res.planted, compare(base[i], prep([]byte(edited)), ed, rate))
-			}
-		}
-	}
-	for range unrelated * 4 {
-		if len(res.unrelated) == unrelated || ctx.Err() != nil {
-			break
-		}
-		i, j := rng.IntN(len(docs)), rng.IntN(len(docs))
-		if i == j {
-			continue
-		}
-		if p := compare(base[i], base[j], -1, 0); p.jaccard < 0.3 {
-			res.unrelated = append(res.unrelated, p)
-		}
-	}
-	return res
-}
-
-// benchRow is one line of bench output: a band of Jaccard similarity, an
-// edit, or the unrelated pairs.
-type benchRow struct {
-	Group         string    `json:"group"`
-	Edit          string    `json:"edit,omitempty"`
-	Rate          float64   `json:"rate,omitempty"`
-	JaccardLo     *float64  `json:"jaccard_lo,omitempty"`
-	JaccardHi     *float64  `json:"jaccard_hi,omitempty"`
-	Pairs         int       `json:"pairs"`
-	MeanJaccard   float64   `json:"mean_jaccard"`
-	DistanceP50   int       `json:"distance_p50"`
-	DistanceP90   int       `json:"distance_p90"`
-	WithinK       []float64 `json:"within_k"`
-	MinHashWithin *float64  `json:"minhash_found,omitempty"`
-	QueryFound    *float64  `json:"query_found,omitempty"`
-}
-
-func summarize(group string, ps []benchPair, minhash bool) benchRow {
-	row := benchRow{Group: group, Pairs: len(ps), WithinK: make([]float64, benchMaxK+1)}
-	if len(ps) == 0 {
-		return row
-	}
-	ds := make([]int, len(ps))
-	band, found := 0, 0
-	for i, p := range ps {
-		if p.found {
-			found++
-		}
-		ds[i] = p.distance
-		row.MeanJaccard += p.jaccard / float64(len(ps))
-		if p.band {
-			band++
-		}
-		for k := range row.WithinK {
-			if p.distance <= k {
-				row.WithinK[k]++
-			}
-		}
-	}
-	for k := range row.WithinK {
-		row.WithinK[k] /= float64(len(ps))
-	}
-	slices.Sort(ds)
-	row.DistanceP50, row.DistanceP90 = ds[len(ds)/2], ds[len(ds)*9/10]
-	if minhash {
-		v := float64(band) / float64(len(ps))
-		row.MinHashWithin = &v
-		q := float64(found) / float64(len(ps))
-		row.QueryFound = &q
-	}
-	return row
-}
-
-func (r *benchResult) rows(byEdit bool) []benchRow {
-	var rows []benchRow
-	for _, b := range slices.Backward(eval.Bins(0, 0.1)) {
-		var ps []benchPair
-		for _, p := range r.planted {
-			if b.Contains(p.jaccard) {
-				ps = append(ps, p)
-			}
-		}
-		if len(ps) == 0 {
-			continue
-		}
-		row := summarize("jaccard "+b.String(), ps, r.minhash)
-		lo, hi := b.Lo, b.Hi
-		row.JaccardLo, row.JaccardHi = &lo, &hi
-		rows = append(rows, row)
-	}
-	if byEdit {
-		type key struct {
-			e eval.Edit
-			r float64
-		}
-		groups := map[key][]benchPair{}
-		var order []key
-		for _, p := range r.planted {
-			k := key{p.edit, p.rate}
-			if _, ok := groups[k]; !ok {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], p)
-		}
-		for _, k := range order {
-			row := summarize("edit", groups[k], r.minhash)
-			row.Edit, row.Rate = k.e.String(), k.r
-			rows = append(rows, row)
-		}
-	}
-	rows = append(rows, summarize("unrelated", r.unrelated, r.minhash))
-	return rows
-}
-
-func (r *benchResult) write(w *output, byEdit bool) {
-	rows := r.rows(byEdit)
+// writeRecall writes the rows of r.
+func writeRecall(w *output, r *eval.Recall, byEdit bool) {
+	rows := r.Rows(byEdit)
 	if w.jsonl {
 		for _, row := range rows {
 			w.json(row)
@@ -351,10 +150,10 @@ func (r *benchResult) write(w *output, byEdit bool) {
 		return
 	}
 	cols := []string{"PAIRS", "GROUP", "MEAN_J", "DIST_P50", "DIST_P90"}
-	for k := 0; k <= benchMaxK; k++ {
+	for k := 0; k <= eval.MaxK; k++ {
 		cols = append(cols, fmt.Sprintf("K<=%d", k))
 	}
-	if r.minhash {
+	if r.MinHash {
 		cols = append(cols, "MINHASH", "FOUND")
 	}
 	w.header(cols...)
