@@ -40,8 +40,10 @@ var goBenches = []goBench{
 		What: "`Query` as the server's load test asks it: {TEXTS} texts added online in commits of 1,000 to {N} fingerprints, with the band filter, half the queries copies of stored texts with two words replaced: the texts in the in-memory levels (`level`), merged into the buckets at every commit (`bucket`), and in the levels with the copy of the tables in memory (`level+mirror`, `Options.TableMirror`)."},
 	{Title: "Exact copies in the table level", Pkg: "./index", Bench: "BenchmarkQueryCopies$", Compare: true,
 		What: "`QueryFingerprint` of a fingerprint that 20,000 documents added online share (exact copies, as boilerplate pages are): their entries in the tables bucket, and in the in-memory table level."},
-	{Title: "A commit of 1,000 texts", Pkg: "./index", Bench: `BenchmarkAdd(Text|Probed)/minhash\+filter$`, Sized: true, Time: "40x", Compare: true,
-		What: "One commit of 1,000 new texts of 30 to 80 words, not synced, to an index of {N} fingerprints and {TEXTS} texts with the band filter: by `Add`, which analyzes each text, and by `AddProbed`, the texts analyzed beforehand as the server's handlers do; ns/op is per commit."},
+	{Title: "A commit of 1,000 texts", Pkg: "./index", Bench: `BenchmarkAddText/minhash\+filter$`, Sized: true, Time: "40x",
+		What: "One commit of 1,000 new texts of 30 to 80 words, not synced, to the file of an index of {N} fingerprints and {TEXTS} texts with the band filter, by `Add` with `LogOptions.Direct` (as the applier of the log commits); ns/op is per commit."},
+	{Title: "Durable adds from many goroutines", Pkg: "./index", Bench: "BenchmarkAddConcurrent$", Time: "4000x", Compare: true,
+		What: "8 and 64 goroutines calling `Add` with one text of 30 to 60 words each time, every call durable when it returns: with `LogOptions.Direct` (one synced bbolt transaction per call, the first rows) and through the write-ahead log (group commits); docs/s is durable documents per second."},
 	{Title: "Synced commits through a merge of the levels", Pkg: "./index", Bench: "BenchmarkAddTextMerge$", Sized: true, Time: "1x", Slow: true,
 		What: "Synced commits of 1,000 texts to an index of {N} fingerprints and {TEXTS} texts until a merge of the in-memory levels has started and run all its slices, one per commit: the mean commit (time/op), the median and the slowest (a slice of the merge)."},
 	{Title: "The analysis of a text", Pkg: "./index", Bench: "BenchmarkAnalyze$",
@@ -50,8 +52,8 @@ var goBenches = []goBench{
 		What: "`POST /v1/query` through the server's handler without the network: the request's parsing, the query on an index of 20,000 texts, the answer and the metrics; half the queries are edited copies of stored texts."},
 	{Title: "The reading of an add body", Pkg: "./...", Bench: "BenchmarkParseDocs$",
 		What: "The reading of a `POST /v1/documents` body: its JSON, the checks of each document and the analysis of its text, for one document of 30 to 80 words (`1`) and for 100 (`100`)."},
-	{Title: "The server's pending adds", Pkg: "./...", Bench: "BenchmarkOverlay",
-		What: "The in-memory view of the adds the server has journaled and not yet committed to the index: publishing a group of 5 adds (`Publish`), and a query's look at 1,000 pending adds (`Matches`)."},
+	{Title: "Queries over pending adds", Pkg: "./index", Bench: "BenchmarkQueryPending$",
+		What: "`Query` of a text against an index of 2,000 texts in the file and 1,000 added through the log and not yet applied to it, half the queries edited copies of pending texts: the file's answer merged with the pending level's."},
 }
 
 // goBenchSizes are the corpus sizes of the index benchmarks: those of a

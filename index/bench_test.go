@@ -237,7 +237,7 @@ func textBench(b *testing.B, cf textIndex) (func() []byte, *index.Index) {
 	b.Helper()
 	text := textGen(b)
 	c := benchCorpus(benchN())
-	x, err := index.Open(filepath.Join(b.TempDir(), "t.simidx"), &index.Options{NoSync: true, BandFilter: cf.filter, RecentBands: cf.recent,
+	x, err := index.Open(filepath.Join(b.TempDir(), "t.simidx"), &index.Options{Log: directLog, NoSync: true, BandFilter: cf.filter, RecentBands: cf.recent,
 		Settings: &index.Settings{ExpectedDocs: len(c.fps), NoMinHash: !cf.mh}})
 	if err != nil {
 		b.Fatal(err)
@@ -309,7 +309,7 @@ func BenchmarkQueryEdited(b *testing.B) {
 		b.Run(cf.name, func(b *testing.B) {
 			text := textGen(b)
 			c := benchCorpus(benchN())
-			x, err := index.Open(filepath.Join(b.TempDir(), "e.simidx"), &index.Options{NoSync: true, BandFilter: true, RecentBands: recent, TableMirror: cf.mirror,
+			x, err := index.Open(filepath.Join(b.TempDir(), "e.simidx"), &index.Options{Log: directLog, NoSync: true, BandFilter: true, RecentBands: recent, TableMirror: cf.mirror,
 				Settings: &index.Settings{ExpectedDocs: len(c.fps)}})
 			if err != nil {
 				b.Fatal(err)
@@ -408,7 +408,7 @@ func BenchmarkQueryCopies(b *testing.B) {
 	const fp, copies = 0x1234567812345678, 20_000
 	for _, recent := range []int{-1, 1 << 30} {
 		b.Run(map[int]string{-1: "bucket", 1 << 30: "level"}[recent], func(b *testing.B) {
-			x, err := index.Open(filepath.Join(b.TempDir(), "c.simidx"), &index.Options{NoSync: true, RecentBands: recent,
+			x, err := index.Open(filepath.Join(b.TempDir(), "c.simidx"), &index.Options{Log: directLog, NoSync: true, RecentBands: recent,
 				Settings: &index.Settings{NoMinHash: true}})
 			if err != nil {
 				b.Fatal(err)
@@ -444,7 +444,7 @@ func BenchmarkAddTextMerge(b *testing.B) {
 	if err := x.Close(); err != nil {
 		b.Fatal(err)
 	}
-	x, err := index.Open(x.Path(), &index.Options{BandFilter: true}) // synced commits
+	x, err := index.Open(x.Path(), &index.Options{Log: directLog, BandFilter: true}) // synced commits
 	if err != nil {
 		b.Fatal(err)
 	}
