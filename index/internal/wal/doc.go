@@ -9,9 +9,9 @@
 // Remove deletes those segments. Replay reads every segment in order.
 //
 // A segment starts with a 16-byte header: the magic "simidxJ\n", a
-// little-endian uint32 format version (2; version 1 is read too) and a
+// little-endian uint32 format version (3; versions 1 and 2 are read too) and a
 // little-endian uint32 salt, random for each segment (zero in version 1).
-// Each append is one batch (version 2):
+// Each append is one batch (versions 2 and 3):
 //
 //	4 bytes               magic "SJB" 0xb7
 //	uint32 little-endian  payload length
@@ -28,7 +28,9 @@
 //
 //	uint32 little-endian  record payload length
 //	uint32 little-endian  CRC-32C of the record payload
-//	record payload: op byte (1 add, 2 delete), uvarint ID length, ID, text
+//	record payload: op byte (1 add, 2 delete, 3 add by fingerprint, from
+//	version 3), uvarint ID length, ID, text (for op 3 the fingerprint,
+//	8 bytes big-endian)
 //
 // (A version 1 segment holds records with no batch around them.) The salt
 // and the offset bind a batch to where it was written: a batch a client

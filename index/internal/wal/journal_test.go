@@ -382,11 +382,13 @@ func TestBadHeader(t *testing.T) {
 // A version 2 segment as written has zeros after its records.
 func TestGolden(t *testing.T) {
 	const salt = 0x5a17ed01
-	b, err := appendBatch(header(salt), []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}, batchPos{salt, headerSize}, prevSegment{})
+	rec3 := []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"},
+		{Op: OpFingerprint, ID: "page7", Text: []byte{0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3}}}
+	b, err := appendBatch(header(salt), rec3, batchPos{salt, headerSize}, prevSegment{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "segment-v2.golden")
+	golden := filepath.Join("testdata", "segment-v3.golden")
 	if *update {
 		if err := os.WriteFile(golden, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -403,9 +405,14 @@ func TestGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	v2, err := os.ReadFile(filepath.Join("testdata", "segment-v2.golden"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, seg := range map[string][]byte{
-		"version 2":                 want,
-		"version 2, zeros after it": append(slices.Clone(want), make([]byte, 1000)...),
+		"version 3":                 want,
+		"version 3, zeros after it": append(slices.Clone(want), make([]byte, 1000)...),
+		"version 2":                 v2,
 		"version 1":                 v1,
 	} {
 		dir := filepath.Join(t.TempDir(), "x.journal")
@@ -417,6 +424,9 @@ func TestGolden(t *testing.T) {
 		got := readAll(t, j)
 		j.Close()
 		rec := []Record{{Op: OpAdd, ID: "ad1", Text: []byte("Sunny flat, 2 rooms")}, {Op: OpDelete, ID: "ad0"}}
+		if name == "version 3" || name == "version 3, zeros after it" {
+			rec = rec3
+		}
 		if !equal(got, append(slices.Clone(rec), rec...)) {
 			t.Errorf("golden segments (%s) replayed as %v", name, got)
 		}

@@ -42,10 +42,11 @@ var (
 
 const (
 	magic = "simidxJ\n"
-	// version is the format written. Version 2 frames each append as a
+	// version is the format written. Version 3 adds OpFingerprint to
+	// version 2, which frames each append as a
 	// batch, bound to its segment by a salt in the header, and segments
 	// may end in zeros written ahead of the appends.
-	version    = 2
+	version    = 3
 	minVersion = 1 // the oldest format read
 	headerSize = 16
 	frameSize  = 8 // length and CRC
