@@ -33,7 +33,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/simidx/simidx/internal/input"
+	"github.com/simidx/simidx/internal/usage"
 	"github.com/spf13/pflag"
 )
 
@@ -146,14 +146,13 @@ func runCommand(ctx context.Context, c *command, e *env, args []string) int {
 		return exitUsage
 	}
 	err := fn(ctx, e, fs.Args())
-	var ue *usageError
-	var ie *input.UsageError
+	var ue *usage.Error
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, errInterrupted):
 		return exitInterrupted
-	case errors.As(err, &ue), errors.As(err, &ie):
+	case errors.As(err, &ue):
 		fmt.Fprintf(e.stderr, "simidx %s: %v\n", c.name, err)
 		fmt.Fprintf(e.stderr, "Run 'simidx help %s' for usage.\n", c.name)
 		return exitUsage
@@ -173,14 +172,8 @@ func newFlagSet(c *command, w io.Writer) *pflag.FlagSet {
 	return fs
 }
 
-// usageError is a mistake in the command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &usageError{msg: fmt.Sprintf(format, args...)}
-}
+// usagef returns a mistake in the command line: exit status 2.
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // errInterrupted is returned by a command that was interrupted by a signal
 // and has already said what it kept: exit status 130.

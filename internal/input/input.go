@@ -35,6 +35,7 @@ import (
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/jsondoc"
+	"github.com/simidx/simidx/internal/usage"
 	"github.com/spf13/pflag"
 )
 
@@ -125,15 +126,9 @@ func (f *Flags) Given(args []string) bool {
 // Format returns the --input format.
 func (f *Flags) Format() string { return f.format }
 
-// UsageError is a mistake in the flags or the INPUT arguments, as opposed
-// to an input that cannot be read.
-type UsageError struct{ msg string }
-
-func (e *UsageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{msg: fmt.Sprintf(format, args...)}
-}
+// usagef returns a mistake in the flags or the INPUT arguments, as
+// opposed to an input that cannot be read.
+func usagef(format string, args ...any) error { return usage.Errorf(format, args...) }
 
 // selection compiles the selection flags.
 func (f *Flags) selection() (*selection, error) {

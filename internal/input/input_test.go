@@ -10,6 +10,7 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/usage"
 	"github.com/spf13/pflag"
 )
 
@@ -79,20 +80,20 @@ func TestReader(t *testing.T) {
 }
 
 // TestUsageErrors checks that mistakes in the flags and arguments are
-// UsageErrors, and a list that cannot be read is not.
+// usage errors, and a list that cannot be read is not.
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"--input", "xml"}, {"--id-field", ""}, {"--include", "a["}, {"--min-size", "2k", "--max-size", "1k"},
 		{"--max-member-size", "0"}, {"--null"},
 	} {
 		f := parseFlags(t, args...)
-		var ue *UsageError
+		var ue *usage.Error
 		if err := f.Check(); !errors.As(err, &ue) {
 			t.Errorf("%q: %v, want a usage error", args, err)
 		}
 	}
 	con := console.New(new(bytes.Buffer), "test")
-	var ue *UsageError
+	var ue *usage.Error
 	if _, err := Open([]string{"-", "-"}, parseFlags(t), nil, con); !errors.As(err, &ue) {
 		t.Errorf("- twice: %v, want a usage error", err)
 	}
