@@ -9,6 +9,7 @@ import (
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/input"
+	"github.com/simidx/simidx/internal/keep"
 	"github.com/simidx/simidx/internal/pairsort"
 	"github.com/spf13/pflag"
 )
@@ -78,7 +79,7 @@ Example:
 		q.add(fs, false)
 		fs.StringVar(&emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
 		fs.BoolVar(&pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
-		fs.StringVar(&policy, "keep", keepFirst, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
+		fs.StringVar(&policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
 		fs.IntVar(&limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		out.add(fs)
 		in.Add(fs)
@@ -119,7 +120,7 @@ Example:
 			if db == "" && len(args) == 0 {
 				return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
 			}
-			if len(args) == 0 && (policy == keepLongest || policy == keepShortest) {
+			if len(args) == 0 && (policy == keep.Longest || policy == keep.Shortest) {
 				return usagef("--keep %s compares the sizes of the texts read, and an index does not keep its texts: give the INPUT", policy)
 			}
 			if len(args) == 0 && emit == emitRecords {
@@ -133,7 +134,7 @@ Example:
 			var x *index.Index
 			var opts *index.QueryOptions
 			var loadErr error // inputs that could not be read: reported after the clusters
-			var rd *runDocs   // what was read, for --keep and --emit records
+			var rd *keep.Docs // what was read, for --keep and --emit records
 			switch {
 			case len(args) == 0:
 				if s != nil {
@@ -194,7 +195,7 @@ Example:
 					r, err = input.Open(args, in, e.stdin, con)
 				}
 				if err == nil {
-					rd, err = newRunDocs(tmp, policy == keepLongest || policy == keepShortest, emit == emitRecords)
+					rd, err = keep.NewDocs(tmp, policy == keep.Longest || policy == keep.Shortest, emit == emitRecords)
 				}
 				if err != nil {
 					x.Close()
@@ -205,7 +206,7 @@ Example:
 				}
 				defer rd.Close()
 				r.Unique = true // every document counts
-				r.OnDoc = rd.add
+				r.OnDoc = rd.Add
 				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
 				if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
 					// The index is not what was read (a failed commit, a
@@ -238,7 +239,7 @@ Example:
 			}
 			var sizes map[string]int64
 			if rd != nil {
-				sizes = rd.sizes
+				sizes = rd.Sizes()
 			}
 			switch emit {
 			case emitPairs:
@@ -249,8 +250,8 @@ Example:
 				err = reportKeep(ctx, x, opts, policy, sizes, emit == emitKeep, w)
 			case emitRecords:
 				var drop map[string]bool
-				if drop, err = dropSet(ctx, x, opts, policy, sizes); err == nil {
-					err = rd.writeRecords(w.buf, drop)
+				if drop, err = keep.Drops(ctx, x, opts, policy, sizes); err == nil {
+					err = rd.WriteRecords(w.buf, drop)
 				}
 			}
 			if cerr := w.Close(); err == nil {
@@ -265,6 +266,46 @@ Example:
 			return err
 		}
 	},
+}
+
+// What dedup writes (--emit).
+const (
+	emitClusters = "clusters"
+	emitPairs    = "pairs"
+	emitKeep     = "keep"
+	emitDrop     = "drop"
+	emitRecords  = "records"
+)
+
+func checkKeep(policy string) error {
+	switch policy {
+	case keep.First, keep.Last, keep.Longest, keep.Shortest, keep.ID:
+		return nil
+	}
+	return usagef("--keep must be first, last, longest, shortest or id, not %q", policy)
+}
+
+func checkEmit(what string) error {
+	switch what {
+	case emitClusters, emitPairs, emitKeep, emitDrop, emitRecords:
+		return nil
+	}
+	return usagef("--emit must be clusters, pairs, keep, drop or records, not %q", what)
+}
+
+// memberRecord is a member of a cluster in --format jsonl: the kept one,
+// or another with its distance, similarity and exactness to the kept one.
+type memberRecord struct {
+	ID         string   `json:"id"`
+	Keep       bool     `json:"keep"`
+	Distance   *int     `json:"distance,omitempty"`
+	Similarity *float64 `json:"similarity,omitempty"`
+	Exact      *bool    `json:"exact,omitempty"`
+}
+
+// idRecord is an ID of --emit keep or drop in --format jsonl.
+type idRecord struct {
+	ID string `json:"id"`
 }
 
 // pairRecord is a pair of --format jsonl.
@@ -370,7 +411,7 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 		w.header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
 	}
 	return x.Clusters(ctx, opts, func(c index.Cluster) error {
-		k, err := kept(c, policy, sizes)
+		k, err := keep.Kept(c, policy, sizes)
 		if err != nil {
 			return err
 		}
@@ -420,16 +461,16 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 	})
 }
 
-// reportKeep writes the IDs of the documents to keep (keep set) or to
+// reportKeep writes the IDs of the documents to keep (keeping set) or to
 // drop, in the order of addition.
-func reportKeep(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, keep bool, w *output) error {
-	drop, err := dropSet(ctx, x, opts, policy, sizes)
+func reportKeep(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, keeping bool, w *output) error {
+	drop, err := keep.Drops(ctx, x, opts, policy, sizes)
 	if err != nil {
 		return err
 	}
 	// One ID a line, without a header: a list for other commands.
 	return x.Members(ctx, func(m index.Member) error {
-		if drop[m.ID] == keep {
+		if drop[m.ID] == keeping {
 			return nil
 		}
 		if w.jsonl {

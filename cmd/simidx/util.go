@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
+	"strconv"
 )
 
 // byteOrderMark is the UTF-8 encoding of U+FEFF, the byte order mark, which
@@ -25,4 +27,18 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "..."
+}
+
+// showSimilarity formats a similarity for a table with two decimals,
+// truncated, so that it never shows a value across a threshold it does
+// not reach (0.5952 is 0.59, not 0.60).
+func showSimilarity(s float64) string {
+	return strconv.FormatFloat(math.Floor(s*100+1e-9)/100, 'f', 2, 64)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }
