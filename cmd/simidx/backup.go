@@ -56,8 +56,8 @@ Example:
 				return usagef("backup writes a file, which it replaces once the copy is whole; give its path, not -")
 			case samePath(out, db):
 				return usagef("OUT %s is the index --db %s itself; give another file", out, db)
-			case samePath(out, journalDir(db)) || samePath(filepath.Dir(out), journalDir(db)):
-				return usagef("OUT %s is in the journal %s of the index; give a file outside it", out, journalDir(db))
+			case samePath(out, index.LogDir(db)) || samePath(filepath.Dir(out), index.LogDir(db)):
+				return usagef("OUT %s is in the journal %s of the index; give a file outside it", out, index.LogDir(db))
 			case err == nil && fi.IsDir():
 				return usagef("OUT %s is a directory; give the path of the file to write", out)
 			}
@@ -122,7 +122,11 @@ func backup(ctx context.Context, db, out string, perm os.FileMode) (res backupRe
 	case err != nil:
 		return res, openError(db, err, false)
 	default:
-		if err = checkNoJournal(db); err == nil {
+		// A journal left by a server that did not stop cleanly holds
+		// operations the file lacks.
+		if n := x.Replayed(); n > 0 {
+			err = journalError(db, n)
+		} else {
 			res.bytes, err = x.Backup(tmp)
 		}
 		if cerr := x.Close(); err == nil {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/simidx/simidx/index"
 )
 
 // waitCommitted waits until the server at u has committed n documents
@@ -129,7 +131,7 @@ func TestBackupUsage(t *testing.T) {
 	if err := os.Symlink(db, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(journalDir(db), 0o755); err != nil {
+	if err := os.Mkdir(index.LogDir(db), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -143,7 +145,7 @@ func TestBackupUsage(t *testing.T) {
 		{[]string{"backup", "--db", db, "-"}, 2, "backup writes a file"},
 		{[]string{"backup", "--db", db, db}, 2, "is the index --db " + db + " itself"},
 		{[]string{"backup", "--db", db, link}, 2, "is the index --db " + db + " itself"},
-		{[]string{"backup", "--db", db, filepath.Join(journalDir(db), "x")}, 2, "is in the journal"},
+		{[]string{"backup", "--db", db, filepath.Join(index.LogDir(db), "x")}, 2, "is in the journal"},
 		{[]string{"backup", "--db", db, dir}, 2, "is a directory"},
 		{[]string{"backup", "--db", filepath.Join(dir, "none.db"), filepath.Join(dir, "x.db")}, 1, "no index at"},
 	} {

@@ -11,8 +11,11 @@ import (
 )
 
 // openExisting opens the index at path, which must exist, read-only or for
-// writing. Opened for writing, a journal left by simidx serve is applied
-// to it; opened read-only, such a journal is an error.
+// writing. Opened for writing, a journal left by simidx serve (the index's
+// write-ahead log, index.LogDir) is applied to it by index.Open, which
+// reportReplayed tells; opened read-only, such a journal is an error.
+// Writes are direct (index.LogOptions.Direct): one synced transaction per
+// call, without a journal.
 func openExisting(path string, readOnly bool) (*index.Index, error) {
 	if path == "" {
 		return nil, usagef("--db PATH is required")
@@ -20,25 +23,44 @@ func openExisting(path string, readOnly bool) (*index.Index, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("no index at %s; create one with simidx index (simidx index --db %s DIR)", path, path)
 	}
-	x, err := index.Open(path, &index.Options{ReadOnly: readOnly})
+	o := &index.Options{ReadOnly: readOnly}
+	if !readOnly {
+		o.Log = &index.LogOptions{Direct: true}
+	}
+	x, err := index.Open(path, o)
 	if err != nil {
 		return nil, openError(path, err, false)
 	}
 	if readOnly {
-		err = checkNoJournal(path)
+		if n := x.Replayed(); n > 0 {
+			x.Close()
+			return nil, journalError(path, n)
+		}
 	} else {
-		err = applyJournal(x, os.Stderr)
-	}
-	if err != nil {
-		x.Close()
-		return nil, err
+		reportReplayed(x)
 	}
 	return x, nil
 }
 
+// reportReplayed tells on standard error how many operations of a journal
+// left by simidx serve index.Open applied to x, if any.
+func reportReplayed(x *index.Index) {
+	if n := x.Replayed(); n > 0 {
+		fmt.Fprintf(os.Stderr, "simidx: applied %d journaled operations left in %s to %s\n", n, index.LogDir(x.Path()), x.Path())
+	}
+}
+
+// journalError is the error of a read-only open of the index at db whose
+// journal holds n operations not yet in the index file: a command that
+// reads the file would miss them.
+func journalError(db string, n int) error {
+	return fmt.Errorf("%s has %d acknowledged operations in its journal %s that are not yet in the index (simidx serve did not stop cleanly); open it for writing once to apply them, for example with simidx serve --db %s", db, n, index.LogDir(db), db)
+}
+
 // openCreate opens the index at path for writing, creating it with s if it
-// does not exist, with the options o (whose Settings it sets to s), and
-// applies a journal left by simidx serve.
+// does not exist, with the options o (whose Settings it sets to s); a
+// journal left by simidx serve is applied, and reported. Without o.Log,
+// writes are direct, as openExisting's.
 func openCreate(path string, s *index.Settings, o index.Options) (*index.Index, error) {
 	if path == "" {
 		return nil, usagef("--db PATH is required")
@@ -48,14 +70,14 @@ func openCreate(path string, s *index.Settings, o index.Options) (*index.Index, 
 		created = true
 	}
 	o.Settings = s
+	if o.Log == nil {
+		o.Log = &index.LogOptions{Direct: true}
+	}
 	x, err := index.Open(path, &o)
 	if err != nil {
 		return nil, openError(path, err, created)
 	}
-	if err := applyJournal(x, os.Stderr); err != nil {
-		x.Close()
-		return nil, err
-	}
+	reportReplayed(x)
 	return x, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/simidx/simidx/index"
 	"github.com/spf13/pflag"
 )
 
@@ -47,7 +48,7 @@ func (o *outputFlags) check(db string) error {
 	if samePath(o.output, db) {
 		return usagef("--output %s is the index --db %s: writing the output there would destroy the index; give another file", o.output, db)
 	}
-	if jd := journalDir(db); samePath(o.output, jd) || samePath(filepath.Dir(o.output), jd) {
+	if jd := index.LogDir(db); samePath(o.output, jd) || samePath(filepath.Dir(o.output), jd) {
 		return usagef("--output %s is in the journal %s of the index --db %s: writing the output there would destroy the journal; give a file outside it", o.output, jd, db)
 	}
 	return nil

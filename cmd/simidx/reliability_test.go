@@ -65,7 +65,7 @@ func TestOutputOntoIndex(t *testing.T) {
 	mustRun(t, "", "stats", "--check", "--db", db)
 
 	// A file of the journal.
-	jd := journalDir(db)
+	jd := index.LogDir(db)
 	if err := os.Mkdir(jd, 0o755); err != nil {
 		t.Fatal(err)
 	}

@@ -33,12 +33,12 @@ loopback interface only:
 
 Queries take the parameters k, min_similarity and limit, as the -k,
 --min-similarity and --limit flags of simidx query. Concurrent adds and
-deletes are appended together by one writer to a write-ahead journal
+deletes are appended together to the index's write-ahead journal
 (PATH.journal/) with one fdatasync (group commit); a request is answered
-only after that, so an answered add survives a crash. A background applier
-commits the journaled operations to the index in large batches (every
---apply-interval) and then deletes them from the journal. Queries see the
-journaled documents at once, and never wait for writes.
+only after that, so an answered add survives a crash. In the background
+the index commits the journaled operations to its file in large batches
+(every --apply-interval) and then deletes them from the journal. Queries
+see the journaled documents at once, and never wait for writes.
 
 On SIGINT or SIGTERM the server stops accepting connections, finishes the
 requests in flight, commits every journaled operation to the index,
@@ -83,7 +83,6 @@ Example:
 			if len(args) > 0 {
 				return usagef("serve takes no arguments, got %q", args)
 			}
-			lim.noSync = noSync
 			if err := lim.check(); err != nil {
 				return err
 			}
@@ -95,13 +94,16 @@ Example:
 				return err
 			}
 			// A long-running server keeps the band filter: most band
-			// lookups of a query are then skipped.
-			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true, TableMirror: true})
+			// lookups of a query are then skipped. Its writes go through
+			// the index's write-ahead log, whose commits and applies the
+			// metrics count.
+			met := newMetrics()
+			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true, TableMirror: true, Log: lim.logOptions(met.logEvents(e.stderr))})
 			if err != nil {
 				return err
 			}
 			defer tuneRuntime()()
-			srv, err := newServer(x, db, lim)
+			srv, err := newServer(x, db, lim, met)
 			if err != nil {
 				x.Close()
 				return err

@@ -28,11 +28,11 @@ func (w *discardWriter) WriteHeader(code int)        { w.status = code }
 func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 
 // benchServer returns a server on x, the index at db, with the default
-// limits and without fdatasync.
+// limits.
 func benchServer(b *testing.B, x *index.Index, db string) *server {
 	b.Helper()
 	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
-		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending, noSync: true})
+		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending}, newMetrics())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func BenchmarkServeQuery(b *testing.B) {
 }
 
 // BenchmarkParseDocs measures the reading of an add body, one document of
-// 30 to 80 words as the load test sends and a batch of 100: the JSON, the
-// checks of each document and its analysis (Probe), which dominates.
+// 30 to 80 words as the load test sends and a batch of 100: the JSON and
+// the checks of each document (the analysis of its text is Add's).
 func BenchmarkParseDocs(b *testing.B) {
 	db := filepath.Join(b.TempDir(), "bench.db")
 	x, err := index.Open(db, &index.Options{NoSync: true})

@@ -10,14 +10,12 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/input"
-	"github.com/simidx/simidx/internal/journal"
 	"github.com/simidx/simidx/internal/jsondoc"
 )
 
@@ -36,8 +34,14 @@ type serveLimits struct {
 	applyInterval time.Duration // longest time an operation stays only in the journal
 	applyDocs     int           // pending operations that start an apply at once
 	maxPending    int           // pending operations at which adds wait for the applier
-	noSync        bool          // the journal is not fdatasynced
 	readTimeout   time.Duration // longest read of a request, body included; 0 for none
+}
+
+// logOptions returns the options of the index's write-ahead log that the
+// limits set, reporting to ev.
+func (l *serveLimits) logOptions(ev *index.LogEvents) *index.LogOptions {
+	return &index.LogOptions{GroupDocs: l.groupDocs, GroupDelay: l.groupDelay, ApplyInterval: l.applyInterval,
+		ApplyDocs: l.applyDocs, MaxPending: l.maxPending, Events: ev}
 }
 
 func (l *serveLimits) check() error {
@@ -64,7 +68,9 @@ func (l *serveLimits) check() error {
 	return nil
 }
 
-// server answers the HTTP API of simidx serve.
+// server answers the HTTP API of simidx serve. Its writes go through
+// the index's write-ahead log: each add or delete request is one call of
+// Add, AddIfUnique or Delete, durable and seen by queries when it returns.
 type server struct {
 	x       *index.Index
 	db      string
@@ -72,15 +78,7 @@ type server struct {
 	maxK    int  // the index's k
 	minHash bool // the index reports a similarity (MinHash, a set method)
 	sets    bool // the index stores shingle sets: verify=true works
-	w       *writer
-	ap      *applier
-	j       *journal.Journal
-	ov      *overlay
 	met     *metrics
-
-	// appendMu is held by the writer to append to the journal and publish
-	// to the overlay, and by the applier to rotate the journal.
-	appendMu sync.Mutex
 
 	docsAtClose int
 
@@ -88,24 +86,12 @@ type server struct {
 	docRoute, similarRoute *route            // /v1/documents/{id} and /v1/documents/{id}/similar
 }
 
-// newServer serves x, whose journal (journalDir(db)) must have been
-// applied: it starts a new one.
-func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
+// newServer serves x, the index at db, opened for writing with the log
+// options of lim reporting to met (see serveLimits.logOptions).
+func newServer(x *index.Index, db string, lim serveLimits, met *metrics) (*server, error) {
 	st := x.Settings()
 	if _, err := index.NewFingerprinter(&st); err != nil {
 		return nil, err
-	}
-	if lim.maxPending == 0 {
-		lim.maxPending = defaultMaxPending
-	}
-	j, err := journal.Open(journalDir(db))
-	if err != nil {
-		return nil, fmt.Errorf("opening the journal: %w", err)
-	}
-	j.NoSync = lim.noSync
-	if err := j.Prepare(); err != nil {
-		j.Close()
-		return nil, fmt.Errorf("creating the journal: %w", err)
 	}
 	if lim.idField == "" {
 		lim.idField = "id"
@@ -114,30 +100,18 @@ func newServer(x *index.Index, db string, lim serveLimits) (*server, error) {
 		lim.textField = "text"
 	}
 	s := &server{x: x, db: db, lim: lim, maxK: max(st.MaxDistance, 0), minHash: st.MinHash || st.Text.Method.IsSet(),
-		sets: st.StoreShingles && !st.Text.Method.IsSet(), met: newMetrics(), j: j, ov: newOverlay(x.Len())}
+		sets: st.StoreShingles && !st.Text.Method.IsSet(), met: met}
 	s.fixedRoutes, s.docRoute, s.similarRoute = s.routes()
-	s.ap = newApplier(s)
-	s.w = newWriter(s)
 	return s, nil
 }
 
-// close journals what is queued, commits every pending operation to the
-// index, removes the journal and closes the index. If the operations
-// cannot all be committed, the journal stays for the next open to apply.
+// close closes the index: the writes queued are logged, every logged
+// operation is committed to the index file and the log is removed. If
+// the operations cannot all be committed, the log stays for the next
+// open to apply.
 func (s *server) close() error {
-	s.ov.close() // the writer journals what it holds without waiting for room
-	s.w.close()
-	err := s.ap.close()
-	if err == nil {
-		err = s.j.Destroy()
-	} else {
-		s.j.Close()
-		err = fmt.Errorf("committing the journal to the index: %w; it is kept in %s and applied on the next start", err, s.j.Dir())
-	}
+	err := s.x.Close()
 	s.docsAtClose = s.x.Len()
-	if cerr := s.x.Close(); err == nil {
-		err = cerr
-	}
 	return err
 }
 
@@ -271,7 +245,7 @@ func (s *server) writeError(w http.ResponseWriter, err error) {
 	var ae *apiError
 	switch {
 	case errors.As(err, &ae):
-	case errors.Is(err, errShuttingDown), errors.Is(err, index.ErrClosed):
+	case errors.Is(err, index.ErrLogClosed), errors.Is(err, index.ErrClosed):
 		ae = &apiError{status: http.StatusServiceUnavailable, msg: "the server is shutting down; retry on its next start"}
 	case s.x.Err() != nil && errors.Is(s.x.Err(), index.ErrCorrupt):
 		// The index failed for good: no request can succeed until it is
@@ -423,7 +397,7 @@ func matchRecords(ms []index.Match, sim, text bool) []matchRecord {
 
 // parseDocs reads the documents of an add body: a JSON array of objects or
 // a sequence of objects (JSON lines).
-func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
+func (s *server) parseDocs(body []byte) ([]index.Doc, error) {
 	body = bytes.TrimPrefix(body, []byte(byteOrderMark)) // JSON readers may ignore it (RFC 8259)
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) == 0 {
@@ -451,7 +425,7 @@ func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
 			return nil, bad(1, err)
 		}
 	}
-	var docs []pendingDoc
+	var docs []index.Doc
 	for n := 1; dec.More(); n++ {
 		if n > s.lim.maxDocs {
 			return nil, errorf(http.StatusRequestEntityTooLarge, "more than %d documents in one request (--max-docs); send them in several requests", s.lim.maxDocs)
@@ -460,11 +434,11 @@ func (s *server) parseDocs(body []byte) ([]pendingDoc, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, bad(n, err)
 		}
-		pd, err := s.checkDoc(n, raw)
+		d, err := s.checkDoc(n, raw)
 		if err != nil {
 			return nil, err
 		}
-		docs = append(docs, pd)
+		docs = append(docs, d)
 	}
 	if array {
 		if _, err := dec.Token(); err != nil {
@@ -496,9 +470,9 @@ func firstChar(b []byte) string {
 // checkDoc validates document n, the valid JSON value raw: an object with
 // the fields "id" (a string or a number) and "text" (a string), named
 // exactly so.
-func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
+func (s *server) checkDoc(n int, raw []byte) (index.Doc, error) {
 	if k := jsondoc.Kind(raw); k != "object" {
-		return pendingDoc{}, errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, k)
+		return index.Doc{}, errorf(http.StatusBadRequest, "document %d must be a JSON object, not a JSON %s", n, k)
 	}
 	var rawID, rawText []byte
 	// Other fields are ignored, as simidx index --input jsonl ignores
@@ -513,48 +487,44 @@ func (s *server) checkDoc(n int, raw []byte) (pendingDoc, error) {
 		return nil
 	})
 	if err != nil {
-		return pendingDoc{}, err
+		return index.Doc{}, err
 	}
 	var id string
 	switch k := jsondoc.Kind(rawID); k {
 	case "nothing", "null":
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: missing "id"`, n)
+		return index.Doc{}, errorf(http.StatusBadRequest, `document %d: missing "id"`, n)
 	case "string":
 		if id, err = jsondoc.String(rawID); err != nil {
-			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" %v`, n, err)
+			return index.Doc{}, errorf(http.StatusBadRequest, `document %d: "id" %v`, n, err)
 		}
 	case "number":
 		id = string(rawID) // as written
 	default:
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" must be a string or a number, not %s`, n, truncate(string(rawID), 40))
+		return index.Doc{}, errorf(http.StatusBadRequest, `document %d: "id" must be a string or a number, not %s`, n, truncate(string(rawID), 40))
 	}
 	switch {
 	case id == "":
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: empty "id"`, n)
+		return index.Doc{}, errorf(http.StatusBadRequest, `document %d: empty "id"`, n)
 	case len(id) > index.MaxIDLen:
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: "id" is %d bytes, more than the limit of %d`, n, len(id), index.MaxIDLen)
+		return index.Doc{}, errorf(http.StatusBadRequest, `document %d: "id" is %d bytes, more than the limit of %d`, n, len(id), index.MaxIDLen)
 	}
 	var text []byte
 	switch k := jsondoc.Kind(rawText); k {
 	case "nothing", "null":
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
+		return index.Doc{}, errorf(http.StatusBadRequest, `document %d (%q): missing "text"`, n, truncate(id, 60))
 	case "string":
 		// raw is the decoder's copy, this document's own, so text may
 		// be a part of it.
 		if text, err = jsondoc.Bytes(rawText); err != nil {
-			return pendingDoc{}, errorf(http.StatusBadRequest, `document %d (%q): bad "text": %v`, n, truncate(id, 60), err)
+			return index.Doc{}, errorf(http.StatusBadRequest, `document %d (%q): bad "text": %v`, n, truncate(id, 60), err)
 		}
 	default:
-		return pendingDoc{}, errorf(http.StatusBadRequest, `document %d: field "text" must be a string, not a JSON %s`, n, k)
+		return index.Doc{}, errorf(http.StatusBadRequest, `document %d: field "text" must be a string, not a JSON %s`, n, k)
 	}
 	if len(text) > s.lim.maxDocBytes {
-		return pendingDoc{}, errorf(http.StatusRequestEntityTooLarge, `document %d (%q): text is %d bytes, more than the limit of %d (--max-doc-bytes)`, n, truncate(id, 60), len(text), s.lim.maxDocBytes)
+		return index.Doc{}, errorf(http.StatusRequestEntityTooLarge, `document %d (%q): text is %d bytes, more than the limit of %d (--max-doc-bytes)`, n, truncate(id, 60), len(text), s.lim.maxDocBytes)
 	}
-	p, err := s.x.Probe(text)
-	if err != nil {
-		return pendingDoc{}, err
-	}
-	return pendingDoc{id: id, text: text, probe: p}, nil
+	return index.Doc{ID: id, Text: text}, nil
 }
 
 // lineOf returns the line number of byte offset off in b, from 1.
@@ -569,49 +539,80 @@ func (s *server) handleAdd(w http.ResponseWriter, r *http.Request, _ string) err
 	if err != nil {
 		return err
 	}
-	req := &addRequest{}
+	ifUnique := false
 	if v, ok := p["if_unique"]; ok {
-		if req.ifUnique, err = strconv.ParseBool(v); err != nil {
+		if ifUnique, err = strconv.ParseBool(v); err != nil {
 			return errorf(http.StatusBadRequest, "if_unique must be true or false, not %q", v)
 		}
 	}
-	if !req.ifUnique {
+	if !ifUnique {
 		for _, k := range []string{"k", "min_similarity", "verify", "limit"} {
 			if _, ok := p[k]; ok {
 				return errorf(http.StatusBadRequest, "query parameter %q applies only with if_unique=true", k)
 			}
 		}
 	}
-	if req.opts, _, err = s.queryOptions(p); err != nil {
+	opts, _, err := s.queryOptions(p)
+	if err != nil {
 		return err
 	}
 	body, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
-	if req.docs, err = s.parseDocs(body); err != nil {
+	docs, err := s.parseDocs(body)
+	if err != nil {
 		return err
 	}
-	// The documents were analysed by parseDocs, on the request's
-	// goroutine: the writer only compares.
-	res := s.w.submit(req)
-	if res.err != nil {
-		return res.err
+	// One call for the request: its documents are logged together, all
+	// or none, in a group commit with those of other requests.
+	if !ifUnique {
+		if err := s.x.Add(docs...); err != nil {
+			return addError(err)
+		}
+		return writeJSON(w, http.StatusOK, map[string]int{"added": len(docs)})
 	}
-	if len(res.duplicates) > 0 {
-		return writeJSON(w, http.StatusConflict, struct {
-			Error      string      `json:"error"`
-			Added      int         `json:"added"`
-			Duplicates []duplicate `json:"duplicates"`
-		}{
-			Error: fmt.Sprintf("%d of %d %s near duplicates and %s not added",
-				len(res.duplicates), len(req.docs), plural(int64(len(req.docs)), "document has", "documents have"),
-				plural(int64(len(res.duplicates)), "was", "were")),
-			Added:      res.added,
-			Duplicates: res.duplicates,
-		})
+	dups, err := s.x.AddIfUnique(&opts, docs...)
+	if err != nil {
+		return addError(err)
 	}
-	return writeJSON(w, http.StatusOK, map[string]int{"added": res.added})
+	if len(dups) == 0 {
+		return writeJSON(w, http.StatusOK, map[string]int{"added": len(docs)})
+	}
+	out := make([]duplicate, len(dups))
+	for i, d := range dups {
+		out[i] = duplicate{ID: d.ID, Matches: matchRecords(d.Matches, s.minHash || opts.Verify, true)}
+	}
+	return writeJSON(w, http.StatusConflict, struct {
+		Error      string      `json:"error"`
+		Added      int         `json:"added"`
+		Duplicates []duplicate `json:"duplicates"`
+	}{
+		Error: fmt.Sprintf("%d of %d %s near duplicates and %s not added",
+			len(dups), len(docs), plural(int64(len(docs)), "document has", "documents have"),
+			plural(int64(len(dups)), "was", "were")),
+		Added:      len(docs) - len(dups),
+		Duplicates: out,
+	})
+}
+
+// duplicate is a document refused by if_unique, with its near duplicates.
+type duplicate struct {
+	ID      string        `json:"id"`
+	Matches []matchRecord `json:"matches"`
+}
+
+// addError answers an error of Add or AddIfUnique: a document the index
+// refuses (checkDoc lets through what only the index checks) is the
+// client's error.
+func addError(err error) error {
+	switch {
+	case errors.Is(err, index.ErrTooLarge):
+		return errorf(http.StatusRequestEntityTooLarge, "%v", err)
+	case errors.Is(err, index.ErrInvalidID), errors.Is(err, index.ErrSettings):
+		return errorf(http.StatusBadRequest, "%v", err)
+	}
+	return err
 }
 
 // queryJSON is the body of POST /v1/query.
@@ -704,7 +705,7 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 	} else if q, err = parseQuery(body); err != nil {
 		return err
 	}
-	var pr index.Probe
+	var ms []index.Match
 	switch {
 	case q.Text != nil && q.Fingerprint != nil:
 		return errorf(http.StatusBadRequest, `give "text" or "fingerprint", not both`)
@@ -712,9 +713,7 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		if len(*q.Text) > s.lim.maxDocBytes {
 			return errorf(http.StatusRequestEntityTooLarge, "text is %d bytes, more than the limit of %d (--max-doc-bytes)", len(*q.Text), s.lim.maxDocBytes)
 		}
-		if pr, err = s.x.Probe([]byte(*q.Text)); err != nil {
-			return err
-		}
+		ms, err = s.x.Query([]byte(*q.Text), &opts)
 	case q.Fingerprint != nil:
 		fp, ok := input.ParseHex(*q.Fingerprint)
 		if !ok {
@@ -723,21 +722,12 @@ func (s *server) handleQuery(w http.ResponseWriter, r *http.Request, _ string) e
 		if opts.MinSimilarity > 0 {
 			return errorf(http.StatusBadRequest, "min_similarity cannot be used with a fingerprint: a fingerprint has no MinHash signature")
 		}
-		pr = s.x.ProbeFingerprint(fp)
+		ms, err = s.x.QueryFingerprint(fp, &opts)
 	default:
 		return errorf(http.StatusBadRequest, `missing "text" or "fingerprint"`)
 	}
-	m, err := s.x.Matcher(&opts)
-	if err != nil {
-		return err
-	}
-	// Acknowledged documents not yet in the index are matched from the
-	// overlay: a query sees every add answered before it started.
-	ms, err := merge(s.ov.snapshot(), m, &pr, "", func(limit int) ([]index.Match, error) {
-		o := opts
-		o.Limit = limit
-		return s.x.QueryProbe(&pr, &o)
-	})
+	// The index answers with the documents logged and not yet in its
+	// file: a query sees every add answered before it started.
 	if err != nil {
 		return err
 	}
@@ -770,58 +760,17 @@ func (s *server) handleSimilar(w http.ResponseWriter, r *http.Request, id string
 	return writeJSON(w, http.StatusOK, map[string]any{"id": id, "matches": matchRecords(ms, (s.minHash || opts.Verify) && text, text)})
 }
 
-// similar returns the near duplicates of the document id, pending or
-// stored, as QueryID would if every pending operation were committed, and
-// whether the document has text (it was not added as a fingerprint).
+// similar returns the near duplicates of the document id, logged or in
+// the index file, and whether the document has text (it was not added as
+// a fingerprint). Documents are added over HTTP with text only, so a
+// document found with text keeps it.
 func (s *server) similar(id string, opts index.QueryOptions) ([]index.Match, bool, error) {
-	v := s.ov.snapshot()
-	op := v.latest(id)
-	switch {
-	case op != nil && op.del:
-		return nil, false, fmt.Errorf("%w: %q", index.ErrNotFound, id)
-	case op != nil:
-		m, err := s.x.Matcher(&opts)
-		if err != nil {
-			return nil, false, err
-		}
-		ms, err := merge(v, m, &op.probe, id, func(limit int) ([]index.Match, error) {
-			o := opts
-			o.Limit = limit
-			return s.x.QueryProbe(&op.probe, &o)
-		})
-		return ms, op.probe.HasText(), err
-	}
-	pr, err := s.x.ProbeID(id)
+	d, err := s.x.Get(id)
 	if err != nil {
 		return nil, false, err
 	}
-	if v.len() == 0 || (opts.MinSimilarity > 0 && !pr.HasText()) {
-		ms, err := s.x.QueryID(id, &opts) // (the error QueryID gives)
-		return ms, pr.HasText(), err
-	}
-	m, err := s.x.Matcher(&opts)
-	if err != nil {
-		return nil, false, err
-	}
-	// The stored matches from the same probe as the overlay's, not from
-	// a second read of the record, which a commit in between could change.
-	ms, err := merge(v, m, &pr, id, func(limit int) ([]index.Match, error) {
-		o := opts
-		o.Limit = limit
-		return s.x.QueryProbe(&pr, &o)
-	})
-	return ms, pr.HasText(), err
-}
-
-// get returns what is known of the document id, pending or stored.
-func (s *server) get(id string) (index.Document, error) {
-	if op := s.ov.snapshot().latest(id); op != nil {
-		if op.del {
-			return index.Document{}, fmt.Errorf("%w: %q", index.ErrNotFound, id)
-		}
-		return index.Document{ID: id, Fingerprint: op.probe.Fingerprint()}, nil
-	}
-	return s.x.Get(id)
+	ms, err := s.x.QueryID(id, &opts)
+	return ms, !d.Precomputed, err
 }
 
 // handleGet is GET /v1/documents/{id}.
@@ -829,7 +778,7 @@ func (s *server) handleGet(w http.ResponseWriter, r *http.Request, id string) er
 	if _, err := params(r); err != nil {
 		return err
 	}
-	d, err := s.get(id)
+	d, err := s.x.Get(id)
 	if errors.Is(err, index.ErrNotFound) {
 		return errorf(http.StatusNotFound, "no document %q in the index", id)
 	}
@@ -848,15 +797,15 @@ func (s *server) handleDelete(w http.ResponseWriter, r *http.Request, id string)
 	if _, err := params(r); err != nil {
 		return err
 	}
-	// Deletes are journaled in order with adds, by the writer.
-	res := s.w.submit(&addRequest{del: id})
-	if res.err != nil {
-		return res.err
+	// Deletes are logged in order with adds.
+	n, err := s.x.Delete(id)
+	if err != nil {
+		return err
 	}
-	if res.deleted == 0 {
+	if n == 0 {
 		return errorf(http.StatusNotFound, "no document %q in the index", id)
 	}
-	return writeJSON(w, http.StatusOK, map[string]int{"deleted": res.deleted})
+	return writeJSON(w, http.StatusOK, map[string]int{"deleted": n})
 }
 
 // handleStats is GET /v1/stats: the JSON of simidx stats.
@@ -864,17 +813,17 @@ func (s *server) handleStats(w http.ResponseWriter, r *http.Request, _ string) e
 	if _, err := params(r); err != nil {
 		return err
 	}
-	v := s.ov.snapshot()
+	// Stats commits the logged operations to the index file first.
 	st, err := s.x.Stats()
 	if err != nil {
 		return err
 	}
-	// Documents journaled but not yet committed count as documents.
-	st.Docs = v.documents()
+	// Documents logged since, and not yet committed, count as documents.
+	st.Docs = s.x.Len()
 	return writeJSON(w, http.StatusOK, struct {
 		statsRecord
 		Pending int `json:"journal_pending"`
-	}{newStatsRecord(s.db, s.x.Settings(), st), v.len()})
+	}{newStatsRecord(s.db, s.x.Settings(), st), s.x.LogStats().Pending})
 }
 
 // handleHealth is GET /healthz.
@@ -885,7 +834,7 @@ func (s *server) handleHealth(w http.ResponseWriter, r *http.Request, _ string) 
 	if err := s.x.Err(); err != nil && errors.Is(err, index.ErrCorrupt) {
 		return writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "failed", "error": err.Error()})
 	}
-	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.ov.snapshot().documents()})
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.x.Len()})
 }
 
 // handleMetrics is GET /metrics.

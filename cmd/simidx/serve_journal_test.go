@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/simidx/simidx/index"
-	"github.com/simidx/simidx/internal/journal"
 )
 
 // kill sends SIGKILL to the server and waits for it to die.
@@ -68,11 +67,13 @@ func TestServeKillSustained(t *testing.T) {
 	if n.Load() < 50 {
 		t.Fatalf("only %d adds acknowledged before the kill", n.Load())
 	}
-	c, err := journal.Count(journalDir(db))
+	// A read-only open reads the journal without applying it.
+	ro, err := index.Open(db, &index.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d adds acknowledged, %d operations in the journal after the kill", n.Load(), c)
+	t.Logf("%d adds acknowledged, %d operations in the journal after the kill", n.Load(), ro.Replayed())
+	ro.Close()
 	bs = startBinary(t, db)
 	missing := 0
 	acked.Range(func(k, v any) bool {
@@ -96,7 +97,7 @@ func TestServeKillSustained(t *testing.T) {
 	if code := bs.wait(t); code != 0 {
 		t.Fatalf("exit %d after SIGTERM:\n%s", code, bs.stderr)
 	}
-	if _, err := os.Stat(journalDir(db)); !os.IsNotExist(err) {
+	if _, err := os.Stat(index.LogDir(db)); !os.IsNotExist(err) {
 		t.Errorf("journal left after a clean stop: %v", err)
 	}
 }
@@ -110,7 +111,7 @@ func TestServeTornJournal(t *testing.T) {
 	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"a", "the first acknowledged document"}), 200)
 	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"b", "the second acknowledged document"}), 200)
 	bs.kill(t)
-	seg := lastSegmentFile(t, journalDir(db))
+	seg := lastSegmentFile(t, index.LogDir(db))
 	f, err := os.OpenFile(seg, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -147,8 +148,9 @@ func lastSegmentFile(t *testing.T, dir string) string {
 }
 
 // TestJournalReplayIdempotent simulates a crash after the index commit and
-// before the journal's removal: the journal is applied twice, and the
-// index ends the same, without duplicates or losses.
+// before the journal's removal: the journal a killed server left is
+// applied twice, and the index ends the same, without duplicates or
+// losses.
 func TestJournalReplayIdempotent(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "r.db")
@@ -156,25 +158,35 @@ func TestJournalReplayIdempotent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	x.Add(index.Doc{ID: "old", Text: []byte("a document that was there before")},
-		index.Doc{ID: "gone", Text: []byte("a document deleted by the journal")})
-	j, err := journal.Open(journalDir(db))
-	if err != nil {
+	if err := x.Add(index.Doc{ID: "old", Text: []byte("a document that was there before")},
+		index.Doc{ID: "gone", Text: []byte("a document deleted by the journal")}); err != nil {
 		t.Fatal(err)
 	}
-	recs := []journal.Record{
-		{Op: journal.OpAdd, ID: "new", Text: []byte("first version of a new document")},
-		{Op: journal.OpDelete, ID: "gone"},
-		{Op: journal.OpAdd, ID: "old", Text: []byte("the replacement of the old document")},
-		{Op: journal.OpAdd, ID: "new", Text: []byte("second and final version of the new document")},
-		{Op: journal.OpAdd, ID: "tmp", Text: []byte("added and deleted")},
-		{Op: journal.OpDelete, ID: "tmp"},
-		{Op: journal.OpDelete, ID: "never-existed"},
-	}
-	if err := j.Append(recs); err != nil {
+	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	j.Close()
+	// The journal: operations a server acknowledged, and was killed
+	// before it committed them to the index.
+	bs := startBinary(t, db, "--apply-interval", "1h")
+	steps := []struct{ method, id, text string }{
+		{"POST", "new", "first version of a new document"},
+		{"DELETE", "gone", ""},
+		{"POST", "old", "the replacement of the old document"},
+		{"POST", "new", "second and final version of the new document"},
+		{"POST", "tmp", "added and deleted"},
+		{"DELETE", "tmp", ""},
+	}
+	for _, s := range steps {
+		if s.method == "DELETE" {
+			mustDo(t, "DELETE", bs.url+"/v1/documents/"+s.id, "", 200)
+		} else {
+			mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{s.id, s.text}), 200)
+		}
+	}
+	mustDo(t, "DELETE", bs.url+"/v1/documents/never-existed", "", 404)
+	bs.kill(t)
+	saved := filepath.Join(dir, "saved.journal")
+	copyDir(t, index.LogDir(db), saved)
 	fpr, _ := index.NewFingerprinter(nil)
 	want := map[string]uint64{
 		"old": fpr.Sum64([]byte("the replacement of the old document")),
@@ -182,6 +194,9 @@ func TestJournalReplayIdempotent(t *testing.T) {
 	}
 	check := func(when string, x *index.Index) {
 		t.Helper()
+		if n := x.Replayed(); n != len(steps) {
+			t.Errorf("%s: %d operations replayed, want %d", when, n, len(steps))
+		}
 		if x.Len() != len(want) {
 			t.Errorf("%s: %d documents, want %d", when, x.Len(), len(want))
 		}
@@ -191,15 +206,19 @@ func TestJournalReplayIdempotent(t *testing.T) {
 			}
 		}
 	}
-	// The first application: the commit lands, the journal stays (the
-	// crash).
-	j, _ = journal.Open(journalDir(db))
-	if n, err := replayJournal(x, j); err != nil || n != len(recs) {
-		t.Fatalf("replay = %d, %v", n, err)
+	// The first application: the commit lands, and the journal is
+	// removed.
+	x, err = openExisting(db, false)
+	if err != nil {
+		t.Fatal(err)
 	}
-	j.Close()
 	check("after the first replay", x)
 	x.Close()
+	if _, err := os.Stat(index.LogDir(db)); !os.IsNotExist(err) {
+		t.Errorf("journal left after it was applied: %v", err)
+	}
+	// The crash before the removal: the journal is there again.
+	copyDir(t, saved, index.LogDir(db))
 	// The second: as the next open does.
 	r := simidx(t, "", "stats", "--db", db)
 	if r.code == 0 || !strings.Contains(r.stderr, "not yet in the index") {
@@ -211,15 +230,37 @@ func TestJournalReplayIdempotent(t *testing.T) {
 	}
 	check("after the second replay", x)
 	x.Close()
-	if _, err := os.Stat(journalDir(db)); !os.IsNotExist(err) {
+	if _, err := os.Stat(index.LogDir(db)); !os.IsNotExist(err) {
 		t.Errorf("journal left after it was applied: %v", err)
 	}
 	mustRun(t, "", "stats", "--db", db)
 }
 
+// copyDir copies the files of the directory src to a new directory dst.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	ents, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dst, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestServeDeletesOrdered checks that deletes and adds of one ID apply in
-// the order they were answered: before the applier commits them (from the
-// overlay), after a SIGKILL and a replay, and after a clean stop.
+// the order they were answered: before the index commits them to its file
+// (pending in its log), after a SIGKILL and a replay, and after a clean
+// stop.
 func TestServeDeletesOrdered(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "d.db")
 	bs := startBinary(t, db, "--apply-interval", "1h")
@@ -276,11 +317,11 @@ func TestServeDeletesOrdered(t *testing.T) {
 	}
 }
 
-// TestServeOverlayAgreesWithIndex checks that queries answered partly from
-// the overlay (documents journaled, not yet in the index) give exactly what
-// index.Query gives on an index holding the same documents, for several
-// index settings and query options.
-func TestServeOverlayAgreesWithIndex(t *testing.T) {
+// TestServePendingAgreesWithIndex checks that queries answered partly from
+// pending documents (journaled, not yet in the index file) give exactly
+// what index.Query gives on an index holding the same documents, for
+// several index settings and query options.
+func TestServePendingAgreesWithIndex(t *testing.T) {
 	ents, err := os.ReadDir(licenses)
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +378,7 @@ func TestServeOverlayAgreesWithIndex(t *testing.T) {
 			mustDo(t, "DELETE", u+"/v1/documents/removed", "", 200)
 			m := mustDo(t, "GET", u+"/metrics", "", 200).body
 			if !strings.Contains(m, "simidx_journal_pending_operations ") || strings.Contains(m, "simidx_journal_pending_operations 0\n") {
-				t.Fatalf("nothing pending: the test would not exercise the overlay")
+				t.Fatalf("nothing pending: the test would not exercise the pending documents")
 			}
 			for _, p := range tc.params {
 				minHash := ref.Settings().MinHash || ref.Settings().Text.Method.IsSet() // a similarity is reported

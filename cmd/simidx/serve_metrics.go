@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/simidx/simidx/index"
 )
 
 // latencyBuckets are the upper bounds, in seconds, of the request and
@@ -122,26 +124,53 @@ func (m *metrics) request(method, route string, code int, d time.Duration) {
 	h.observe(d.Seconds())
 }
 
-// commit records a group commit of n operations, adds of them documents
-// added of size bytes.
-func (m *metrics) commit(n, adds int, bytes int64, d time.Duration, err error) {
-	if err != nil {
+// logEvents returns the functions through which the index's write-ahead
+// log reports its group commits and applies to m; a failed apply is also
+// told on w.
+func (m *metrics) logEvents(w io.Writer) *index.LogEvents {
+	return &index.LogEvents{
+		Commit: m.commit,
+		Apply: func(a index.ApplyInfo) {
+			m.applied(a)
+			if a.Err != nil {
+				// The operations stay pending and logged; the next apply
+				// retries them.
+				fmt.Fprintf(w, "simidx serve: applying the journal to the index: %v\n", a.Err)
+			}
+		},
+	}
+}
+
+// commit records a group commit. A group whose documents if_unique all
+// refused logs nothing: it counts only the refusals.
+func (m *metrics) commit(c index.CommitInfo) {
+	m.rejected.Add(int64(c.Refused))
+	n := c.Adds + c.Deletes
+	if n == 0 {
+		return
+	}
+	if c.Err != nil {
 		m.commitErrors.Add(1)
 		return
 	}
 	m.commits.Add(1)
-	m.commitTime.observe(d.Seconds())
+	m.commitTime.observe(c.Duration.Seconds())
 	m.groupSize.observe(float64(n))
-	m.added.Add(int64(adds))
-	m.addedBytes.Add(bytes)
+	m.added.Add(int64(c.Adds))
+	m.addedBytes.Add(c.Bytes)
+	m.deleted.Add(int64(c.Deletes))
 }
 
-// applied records a commit of n journaled operations to the index after d.
-func (m *metrics) applied(n int, d time.Duration) {
+// applied records a commit of logged operations to the index file.
+func (m *metrics) applied(a index.ApplyInfo) {
+	if a.Err != nil {
+		m.applyErrors.Add(1)
+		return
+	}
 	m.applies.Add(1)
-	m.appliedOps.Add(int64(n))
-	m.applyTime.observe(d.Seconds())
-	m.applySize.observe(float64(n))
+	m.appliedOps.Add(int64(a.Ops))
+	m.applyTime.observe(a.Duration.Seconds())
+	m.applySize.observe(float64(a.Ops))
 }
 
 // write writes every metric in the Prometheus text format.
@@ -186,7 +215,7 @@ func (m *metrics) write(w io.Writer, s *server) {
 		fmt.Fprintf(w, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name)
 		h.write(w, name, "")
 	}
-	gauge("simidx_documents", "Documents in the index, those journaled and not yet committed included.", s.ov.snapshot().documents())
+	gauge("simidx_documents", "Documents in the index, those journaled and not yet committed included.", s.x.Len())
 	var size int64
 	if fi, err := os.Stat(s.db); err == nil {
 		size = fi.Size()
@@ -200,22 +229,14 @@ func (m *metrics) write(w io.Writer, s *server) {
 	counter("simidx_commit_errors_total", "Group commits that failed (their requests were answered 500).", m.commitErrors.Load())
 	histo("simidx_commit_duration_seconds", "Time of a group commit: the journal write and its fdatasync.", m.commitTime)
 	histo("simidx_commit_documents", "Operations (adds and deletes) per group commit.", m.groupSize)
-	v := s.ov.snapshot()
-	gauge("simidx_journal_pending_operations", "Journaled operations not yet committed to the index (queries see them).", v.len())
+	ls := s.x.LogStats()
+	gauge("simidx_journal_pending_operations", "Journaled operations not yet committed to the index (queries see them).", ls.Pending)
 	lag := 0.0
-	if t := v.oldest(); !t.IsZero() {
-		lag = time.Since(t).Seconds()
+	if !ls.OldestPending.IsZero() {
+		lag = time.Since(ls.OldestPending).Seconds()
 	}
 	gauge("simidx_journal_apply_lag_seconds", "Age of the oldest journaled operation not yet committed to the index.", strconv.FormatFloat(lag, 'f', 3, 64))
-	var jsize int64
-	if ents, err := os.ReadDir(s.j.Dir()); err == nil {
-		for _, e := range ents {
-			if fi, err := e.Info(); err == nil {
-				jsize += fi.Size()
-			}
-		}
-	}
-	gauge("simidx_journal_bytes", "Size of the journal's segment files in bytes, the zeros written ahead of appends included.", jsize)
+	gauge("simidx_journal_bytes", "Size of the journal's segment files in bytes, the zeros written ahead of appends included.", ls.Bytes)
 	counter("simidx_applies_total", "Commits of journaled operations to the index.", m.applies.Load())
 	counter("simidx_apply_errors_total", "Commits of journaled operations to the index that failed (retried; the operations stay journaled).", m.applyErrors.Load())
 	counter("simidx_applied_operations_total", "Journaled operations committed to the index.", m.appliedOps.Load())

@@ -338,8 +338,8 @@ func TestServeIfUnique(t *testing.T) {
 
 	// A large batch whose second half copies its first, written
 	// differently: each copy is refused, each original added. (The
-	// writer indexes each document of a group once: this batch once took
-	// a time quadratic in its size.)
+	// index's group commit indexes each document of a group once: this
+	// batch once took a time quadratic in its size.)
 	const half = 1500
 	rng := rand.New(rand.NewPCG(9, 10))
 	var batch [][2]string
@@ -718,7 +718,8 @@ func TestServeSIGTERM(t *testing.T) {
 	go func() {
 		answered <- do(t, "POST", bs.url+"/v1/documents", "", docsJSON([2]string{"inflight", "sent just before the signal"}))
 	}()
-	// Wait until the request is being handled: it is waiting in the writer.
+	// Wait until the request is being handled: it is waiting for its group
+	// commit.
 	time.Sleep(400 * time.Millisecond)
 	start := time.Now()
 	if err := bs.cmd.Process.Signal(syscall.SIGTERM); err != nil {

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package journal
-
-import "os"
-
-// datasync flushes f's data to stable storage (fsync where fdatasync is
-// not available).
-func datasync(f *os.File) error { return f.Sync() }
