@@ -15,20 +15,51 @@ func (w *writeLog) wake() {
 
 // applyLoop commits the pending operations to the file every
 // ApplyInterval, or at once when woken, until stopped. A failed apply
-// leaves the operations pending and logged; the next tick retries it.
+// leaves the operations pending and logged; it is retried after
+// retryDelay, which doubles with each failure in a row (a full disk or a
+// process out of file descriptors is not hammered), and wakes are ignored
+// until an apply succeeds.
 func (w *writeLog) applyLoop() {
 	defer close(w.applyDone)
-	t := time.NewTicker(w.opts.ApplyInterval)
+	t := time.NewTimer(w.opts.ApplyInterval)
 	defer t.Stop()
+	failures := 0
 	for {
+		kick := w.kick
+		if failures > 0 {
+			kick = nil
+		}
 		select {
 		case <-w.stop:
 			return
 		case <-t.C:
-		case <-w.kick:
+		case <-kick:
+			t.Stop()
 		}
-		_ = w.apply()
+		if err := w.apply(); err != nil {
+			failures++
+		} else {
+			failures = 0
+		}
+		t.Reset(retryDelay(w.opts.ApplyInterval, failures))
 	}
+}
+
+// maxRetryDelay bounds the wait before the retry of a failed apply.
+const maxRetryDelay = 30 * time.Second
+
+// retryDelay returns the wait before the next apply after failures failed
+// ones in a row: interval, doubled per failure, at most maxRetryDelay
+// (and never less than interval).
+func retryDelay(interval time.Duration, failures int) time.Duration {
+	d := interval
+	for range min(failures, 32) {
+		if d >= maxRetryDelay {
+			break
+		}
+		d *= 2
+	}
+	return max(min(d, maxRetryDelay), interval)
 }
 
 // apply commits every operation published so far to the file: the last
@@ -51,8 +82,17 @@ func (w *writeLog) apply() error {
 	return err
 }
 
+// applyFault, set by tests, runs at the start of each apply; an error
+// fails the apply.
+var applyFault func() error
+
 func (w *writeLog) applyPending() (int, error) {
 	x := w.x
+	if applyFault != nil {
+		if err := applyFault(); err != nil {
+			return 0, err
+		}
+	}
 	if !w.closing {
 		if err := w.j.Prepare(); err != nil {
 			return 0, err
