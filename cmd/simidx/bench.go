@@ -9,6 +9,7 @@ import (
 
 	"github.com/simidx/simidx/internal/console"
 	"github.com/simidx/simidx/internal/eval"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
@@ -42,7 +43,7 @@ Example:
 		var (
 			db        string
 			in        input.Flags
-			sf        settingsFlags
+			sf        indexflag.Settings
 			out       outputFlags
 			sample    int
 			minWords  int
@@ -61,8 +62,8 @@ Example:
 		fs.Uint64Var(&seed, "seed", 1, "random `seed`")
 		fs.BoolVar(&byEdit, "by-edit", false, "also report each edit and rate on its own")
 		in.Add(fs)
-		sf.addIndexFlags(fs, false)
-		sf.addTextFlags(fs)
+		sf.AddIndex(fs, false)
+		sf.AddText(fs)
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := out.check(db); err != nil {
@@ -85,7 +86,7 @@ Example:
 			if err != nil {
 				return err
 			}
-			f, err := sf.fingerprinter(db)
+			f, err := fingerprinter(&sf, db)
 			if err != nil {
 				return err
 			}

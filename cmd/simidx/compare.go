@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/shingle"
 	"github.com/spf13/pflag"
 )
@@ -55,13 +56,13 @@ Example:
 			db       string
 			id       []string
 			passages int
-			sf       settingsFlags
+			sf       indexflag.Settings
 			out      outputFlags
 		)
 		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
 		fs.StringArrayVar(&id, "id", nil, "a stored document `ID`: refused, an index keeps no texts")
 		fs.IntVar(&passages, "passages", 5, "show the `N` longest shared passages (0 for none)")
-		sf.addTextFlags(fs)
+		sf.AddText(fs)
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := out.check(db); err != nil {
@@ -81,7 +82,7 @@ Example:
 			case args[0] == "-" && args[1] == "-":
 				return usagef("standard input (-) given more than once")
 			}
-			f, err := sf.fingerprinter(db)
+			f, err := fingerprinter(&sf, db)
 			if err != nil {
 				return err
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/simidx/simidx/internal/keep"
 	"github.com/simidx/simidx/internal/pairsort"
@@ -65,26 +66,26 @@ Example:
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
 			db     string
-			q      queryFlags
+			q      indexflag.Query
 			pairs  bool
 			emit   string
 			policy string
 			limit  int
 			in     input.Flags
-			sf     settingsFlags
+			sf     indexflag.Settings
 			out    outputFlags
 			quiet  bool
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
-		q.add(fs, false)
+		q.Add(fs, false)
 		fs.StringVar(&emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
 		fs.BoolVar(&pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
 		fs.StringVar(&policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
 		fs.IntVar(&limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		out.add(fs)
 		in.Add(fs)
-		sf.addIndexFlags(fs, false)
-		sf.addTextFlags(fs)
+		sf.AddIndex(fs, false)
+		sf.AddText(fs)
 		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := out.check(db); err != nil {
@@ -93,7 +94,7 @@ Example:
 			if err := in.Check(); err != nil {
 				return err
 			}
-			if err := q.check(); err != nil {
+			if err := q.Check(); err != nil {
 				return err
 			}
 			if err := checkEmit(emit); err != nil {
@@ -126,7 +127,7 @@ Example:
 			if len(args) == 0 && emit == emitRecords {
 				return usagef("--emit records writes input lines, and an index does not keep them: give the INPUT")
 			}
-			s, err := sf.settings()
+			s, err := sf.Build()
 			if err != nil {
 				return err
 			}
@@ -143,7 +144,7 @@ Example:
 				if x, err = openExisting(db, true); err != nil {
 					return err
 				}
-				if opts, err = q.options(x); err != nil {
+				if opts, err = q.Options(x); err != nil {
 					x.Close()
 					return err
 				}
@@ -159,17 +160,17 @@ Example:
 					if s == nil {
 						s = &index.Settings{}
 					}
-					if q.fs.Changed("max-distance") {
+					if k, given := q.MaxDistance(); given {
 						// A new index is built for the distance asked for.
-						s.MaxDistance = q.maxDistance
+						s.MaxDistance = k
 						if s.MaxDistance == 0 {
 							s.MaxDistance = index.ZeroDistance
 						}
 					}
-					if q.verify {
+					if q.Verify() {
 						s.StoreShingles = true
 					}
-					if q.threshold() && (s.Text.Method == index.MethodDOM || s.Text.Method == index.MethodMfonda) && !s.NoMinHash {
+					if q.Threshold() && (s.Text.Method == index.MethodDOM || s.Text.Method == index.MethodMfonda) && !s.NoMinHash {
 						s.MinHash = true // a similarity to apply the threshold to
 					}
 				}
@@ -180,7 +181,7 @@ Example:
 				defer os.RemoveAll(tmp)
 				if path == "" {
 					path = filepath.Join(tmp, "index.db")
-					q.temporary = true
+					q.Temporary = true
 				}
 				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
 					return err
@@ -190,7 +191,7 @@ Example:
 				// nothing is removed.
 				con := console.New(e.stderr, "dedup")
 				var r *input.Reader
-				opts, err = q.options(x)
+				opts, err = q.Options(x)
 				if err == nil {
 					r, err = input.Open(args, in, e.stdin, con)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
@@ -35,12 +36,12 @@ Example:
 		var (
 			db  string
 			in  input.Flags
-			sf  settingsFlags
+			sf  indexflag.Settings
 			out outputFlags
 		)
 		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
 		in.Add(fs)
-		sf.addTextFlags(fs)
+		sf.AddText(fs)
 		out.add(fs)
 		return func(ctx context.Context, e *env, args []string) error {
 			if err := out.check(db); err != nil {
@@ -52,7 +53,7 @@ Example:
 			if in.Format() == input.Hashes {
 				return usagef("--input hashes already holds fingerprints; use files, jsonl or lines")
 			}
-			f, err := sf.fingerprinter(db)
+			f, err := fingerprinter(&sf, db)
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
@@ -57,14 +58,14 @@ Example:
 		var (
 			db     string
 			in     input.Flags
-			sf     settingsFlags
+			sf     indexflag.Settings
 			quiet  bool
 			noSync bool
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (created if it does not exist)")
 		in.Add(fs)
-		sf.addIndexFlags(fs, true)
-		sf.addTextFlags(fs)
+		sf.AddIndex(fs, true)
+		sf.AddText(fs)
 		fs.BoolVar(&noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
 		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary")
 		return func(ctx context.Context, e *env, args []string) error {
@@ -77,7 +78,7 @@ Example:
 			if err := in.Check(); err != nil {
 				return err
 			}
-			s, err := sf.settings()
+			s, err := sf.Build()
 			if err != nil {
 				return err
 			}

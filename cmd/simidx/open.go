@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/indexflag"
 )
 
 // openExisting opens the index at path, which must exist, read-only or for
@@ -121,4 +122,31 @@ func openError(path string, err error, created bool) error {
 		return fmt.Errorf("cannot create %s: %s is not a directory", path, dir)
 	}
 	return fmt.Errorf("cannot create %s: %s", path, reason)
+}
+
+// fingerprinter returns a Fingerprinter for the settings of the index at
+// db, or, when db is empty, for the settings named by the flags sf (the
+// defaults where none is given). Giving both is a usage error.
+func fingerprinter(sf *indexflag.Settings, db string) (*index.Fingerprinter, error) {
+	st, err := sf.Build()
+	if err != nil {
+		return nil, err
+	}
+	if db != "" {
+		if st != nil {
+			return nil, usagef("give either --db or settings flags, not both")
+		}
+		x, err := openExisting(db, true)
+		if err != nil {
+			return nil, err
+		}
+		stored := x.Settings()
+		st = &stored
+		x.Close()
+	}
+	f, err := index.NewFingerprinter(st)
+	if err != nil {
+		return nil, usagef("invalid settings: %v", err)
+	}
+	return f, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/spf13/pflag"
 )
@@ -48,14 +49,14 @@ Example:
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
 			db  string
-			q   queryFlags
+			q   indexflag.Query
 			ids []string
 			fps []string
 			in  input.Flags
 			out outputFlags
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH`")
-		q.add(fs, true)
+		q.Add(fs, true)
 		fs.StringArrayVar(&ids, "id", nil, "query the stored document `ID` (repeatable)")
 		fs.StringArrayVar(&fps, "fingerprint", nil, "query a 64-bit fingerprint given in `HEX` (repeatable)")
 		in.Add(fs)
@@ -67,7 +68,7 @@ Example:
 			if err := in.Check(); err != nil {
 				return err
 			}
-			if err := q.check(); err != nil {
+			if err := q.Check(); err != nil {
 				return err
 			}
 			var fpv []uint64
@@ -86,11 +87,11 @@ Example:
 				return err
 			}
 			defer x.Close()
-			opts, err := q.options(x)
+			opts, err := q.Options(x)
 			if err != nil {
 				return err
 			}
-			if q.threshold() && len(fps) > 0 {
+			if q.Threshold() && len(fps) > 0 {
 				return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
 			}
 			con := console.New(e.stderr, "query")
@@ -99,7 +100,7 @@ Example:
 				if r, err = input.Open(args, in, e.stdin, con); err != nil {
 					return err
 				}
-				if q.threshold() && r.HasFormat(input.Hashes) {
+				if q.Threshold() && r.HasFormat(input.Hashes) {
 					return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
 				}
 			}
@@ -240,98 +241,4 @@ type queryRecord struct {
 	Distance   int      `json:"distance"`
 	Similarity *float64 `json:"similarity,omitempty"`
 	Exact      *bool    `json:"exact,omitempty"`
-}
-
-// queryFlags select matches: -k, --min-similarity, --verify and --limit.
-type queryFlags struct {
-	fs            *pflag.FlagSet
-	maxDistance   int
-	minSimilarity float64
-	verify        bool
-	limit         int
-	// temporary says the index is dedup's temporary one: messages do not
-	// name its file.
-	temporary bool
-}
-
-func (q *queryFlags) add(fs *pflag.FlagSet, limit bool) {
-	q.fs = fs
-	fs.IntVarP(&q.maxDistance, "max-distance", "k", 0,
-		"largest Hamming `distance` reported (default: the index's --max-distance)")
-	fs.Float64Var(&q.minSimilarity, "min-similarity", index.DefaultMinSimilarity,
-		"report documents with at least this `similarity`, 0 to 1: the estimated Jaccard similarity with the MinHash layer, the exact one with --verify, the method's own with --method nshash or short; 0 reports every document within -k, whatever its similarity")
-	fs.BoolVar(&q.verify, "verify", false,
-		"check each candidate against the exact Jaccard similarity of the shingle sets, report that and apply --min-similarity to it (needs an index made with --store-shingles)")
-	if limit {
-		fs.IntVar(&q.limit, "limit", 0, "report at most `N` matches per query (default: all)")
-	}
-}
-
-// threshold reports whether a similarity threshold above 0 was asked for
-// (--min-similarity given): it needs the MinHash layer and text, where the
-// index's default threshold gives way to the fingerprint rule.
-func (q *queryFlags) threshold() bool {
-	return q.fs.Changed("min-similarity") && q.minSimilarity > 0
-}
-
-// check validates the flags without an index.
-func (q *queryFlags) check() error {
-	if q.maxDistance < 0 || q.maxDistance > index.MaxMaxDistance {
-		return usagef("-k must be 0 to %d, not %d", index.MaxMaxDistance, q.maxDistance)
-	}
-	// Written so that NaN fails too.
-	if !(q.minSimilarity >= 0 && q.minSimilarity <= 1) {
-		return usagef("--min-similarity must be 0 to 1, not %g", q.minSimilarity)
-	}
-	if q.limit < 0 {
-		return usagef("--limit must not be negative")
-	}
-	return nil
-}
-
-// options returns the query options for index x.
-func (q *queryFlags) options(x *index.Index) (*index.QueryOptions, error) {
-	if err := q.check(); err != nil {
-		return nil, err
-	}
-	s := x.Settings()
-	k := max(s.MaxDistance, 0) // ZeroDistance is 0
-	opts := &index.QueryOptions{Limit: q.limit}
-	name := x.Path()
-	if q.temporary {
-		name = "the temporary index of the INPUT"
-	}
-	if q.fs.Changed("min-similarity") {
-		opts.MinSimilarity = q.minSimilarity
-		if q.minSimilarity == 0 {
-			opts.MinSimilarity = index.NoMinSimilarity
-		}
-	}
-	if q.fs.Changed("max-distance") {
-		if q.maxDistance > k {
-			return nil, usagef("-k %d is more than the %d bits %s answers exactly; create the index with --max-distance %d to query that far",
-				q.maxDistance, k, name, q.maxDistance)
-		}
-		opts.MaxDistance = q.maxDistance
-		if q.maxDistance == 0 {
-			opts.MaxDistance = index.ZeroDistance
-		}
-	}
-	if q.verify {
-		switch {
-		case s.Text.Method.IsSet():
-			return nil, usagef("--verify is not for --method %s, whose similarity is its own (shared hashes over the smaller set)", s.Text.Method)
-		case !s.StoreShingles:
-			return nil, usagef("--verify needs the documents' shingle sets, and %s was created without them (--store-shingles)", name)
-		}
-		opts.Verify = true
-	}
-	if q.threshold() && !s.MinHash && !s.Text.Method.IsSet() && !q.verify {
-		why := "--no-minhash"
-		if s.Text.Method != index.MethodSimhash {
-			why = "--method " + string(s.Text.Method) + ", which has no similarity of its own"
-		}
-		return nil, usagef("--min-similarity needs a similarity: %s was created without the MinHash layer (%s); use -k for a distance, or --verify on an index made with --store-shingles", name, why)
-	}
-	return opts, nil
 }

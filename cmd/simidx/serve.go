@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/spf13/pflag"
 )
 
@@ -54,15 +55,15 @@ Example:
 		var (
 			db      string
 			addr    string
-			sf      settingsFlags
+			sf      indexflag.Settings
 			noSync  bool
 			lim     serveLimits
 			timeout time.Duration
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (created if it does not exist)")
 		fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free port)")
-		sf.addIndexFlags(fs, true)
-		sf.addTextFlags(fs)
+		sf.AddIndex(fs, true)
+		sf.AddText(fs)
 		fs.BoolVar(&noSync, "no-sync", false, "do not fsync the journal or the index (faster; a machine crash may lose acknowledged adds)")
 		fs.StringVar(&lim.idField, "id-field", "id", "JSON `field` of an added document's ID (other fields are ignored)")
 		fs.StringVar(&lim.textField, "text-field", "text", "JSON `field` of an added document's text")
@@ -89,7 +90,7 @@ Example:
 			if timeout <= 0 {
 				return usagef("--shutdown-timeout must be positive, not %s", timeout)
 			}
-			s, err := sf.settings()
+			s, err := sf.Build()
 			if err != nil {
 				return err
 			}

@@ -1,20 +1,25 @@
-package main
+// Package indexflag defines the flags that set an index's settings when it
+// is created (Settings) and those that select the matches of a query
+// (Query), and checks them: a value out of range, or flags that do not go
+// together, is a usage error (internal/usage) that names the flag.
+package indexflag
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/usage"
 	"github.com/simidx/simidx/shingle"
 	"github.com/simidx/simidx/simhash"
 	"github.com/spf13/pflag"
 )
 
-// settingsFlags are the flags that set index.Settings when an index is
+// Settings are the flags that set index.Settings when an index is
 // created. Only the flags given on the command line are set, so that the
 // same flags can be passed when adding to an existing index: a flag that
 // differs from the stored settings is an error.
-type settingsFlags struct {
+type Settings struct {
 	fs   *pflag.FlagSet
 	hasK bool
 
@@ -51,10 +56,10 @@ type settingsFlags struct {
 	threshold    float64
 }
 
-// addIndexFlags defines the flags of the index structure: -k (unless
+// AddIndex defines the flags of the index structure: -k (unless
 // withK is false, for a command whose -k is the query's), the expected size
 // and the MinHash layer.
-func (s *settingsFlags) addIndexFlags(fs *pflag.FlagSet, withK bool) {
+func (s *Settings) AddIndex(fs *pflag.FlagSet, withK bool) {
 	s.fs = fs
 	s.hasK = withK
 	if withK {
@@ -77,8 +82,8 @@ func (s *settingsFlags) addIndexFlags(fs *pflag.FlagSet, withK bool) {
 		"keep each document's shingle set, for --verify (exact similarities); costs about the size of the text on disk")
 }
 
-// addTextFlags defines the flags of the text pipeline.
-func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
+// AddText defines the flags of the text pipeline.
+func (s *Settings) AddText(fs *pflag.FlagSet) {
 	s.fs = fs
 	fs.StringVar(&s.markup, "markup", "auto",
 		"markup removal `mode`: auto (when the text has tags), strip or keep")
@@ -116,14 +121,14 @@ func (s *settingsFlags) addTextFlags(fs *pflag.FlagSet) {
 		"with --method short: least `share` of the shorter document's words in common")
 }
 
-func (s *settingsFlags) changed(name string) bool {
+func (s *Settings) changed(name string) bool {
 	f := s.fs.Lookup(name)
 	return f != nil && f.Changed
 }
 
-// settings returns the settings named on the command line, or nil if none
+// Build returns the settings named on the command line, or nil if none
 // was given.
-func (s *settingsFlags) settings() (*index.Settings, error) {
+func (s *Settings) Build() (*index.Settings, error) {
 	var st index.Settings
 	any := false
 	set := func(name string) bool {
@@ -136,7 +141,7 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	if s.hasK && set("max-distance") {
 		switch {
 		case s.maxDistance < 0 || s.maxDistance > index.MaxMaxDistance:
-			return nil, usagef("--max-distance must be 0 to %d, not %d", index.MaxMaxDistance, s.maxDistance)
+			return nil, usage.Errorf("--max-distance must be 0 to %d, not %d", index.MaxMaxDistance, s.maxDistance)
 		case s.maxDistance == 0:
 			st.MaxDistance = index.ZeroDistance
 		default:
@@ -145,7 +150,7 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	}
 	if set("expected-docs") {
 		if s.expectedDocs <= 0 {
-			return nil, usagef("--expected-docs must be positive, not %d", s.expectedDocs)
+			return nil, usage.Errorf("--expected-docs must be positive, not %d", s.expectedDocs)
 		}
 		st.ExpectedDocs = s.expectedDocs
 	}
@@ -156,23 +161,23 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 		st.NoMinHash = s.noMinHash
 	}
 	if st.MinHash && st.NoMinHash {
-		return nil, usagef("--minhash and --no-minhash cannot be used together")
+		return nil, usage.Errorf("--minhash and --no-minhash cannot be used together")
 	}
 	if set("minhash-k") {
 		if s.minHashK <= 0 {
-			return nil, usagef("--minhash-k must be positive, not %d", s.minHashK)
+			return nil, usage.Errorf("--minhash-k must be positive, not %d", s.minHashK)
 		}
 		st.MinHashK = s.minHashK
 	}
 	if set("bands") {
 		if s.bands <= 0 {
-			return nil, usagef("--bands must be positive, not %d", s.bands)
+			return nil, usage.Errorf("--bands must be positive, not %d", s.bands)
 		}
 		st.Bands = s.bands
 	}
 	if set("min-bands") {
 		if s.minBands <= 0 {
-			return nil, usagef("--min-bands must be positive, not %d", s.minBands)
+			return nil, usage.Errorf("--min-bands must be positive, not %d", s.minBands)
 		}
 		st.MinBands = s.minBands
 	}
@@ -188,7 +193,7 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 		case "keep":
 			st.Text.Shingle.Markup = shingle.MarkupKeep
 		default:
-			return nil, usagef("--markup must be auto, strip or keep, not %q", s.markup)
+			return nil, usage.Errorf("--markup must be auto, strip or keep, not %q", s.markup)
 		}
 	}
 	if set("no-normalize") {
@@ -207,12 +212,12 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 		case "chars", "char":
 			st.Text.Shingle.Unit = shingle.Chars
 		default:
-			return nil, usagef("--unit must be words or chars, not %q", s.unit)
+			return nil, usage.Errorf("--unit must be words or chars, not %q", s.unit)
 		}
 	}
 	if set("gram") {
 		if s.gram <= 0 || s.gram > shingle.MaxGram {
-			return nil, usagef("--gram must be 1 to %d, not %d", shingle.MaxGram, s.gram)
+			return nil, usage.Errorf("--gram must be 1 to %d, not %d", shingle.MaxGram, s.gram)
 		}
 		st.Text.Shingle.Gram = s.gram
 	}
@@ -233,18 +238,18 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 		case index.MethodSimhash, index.MethodDOM, index.MethodMfonda, index.MethodNshash, index.MethodShort:
 			st.Text.Method = m
 		default:
-			return nil, usagef("--method must be simhash, dom, mfonda, nshash or short, not %q", s.method)
+			return nil, usage.Errorf("--method must be simhash, dom, mfonda, nshash or short, not %q", s.method)
 		}
 	}
 	if set("dom-decay") {
 		if !(s.domDecay > 0 && s.domDecay <= 1) {
-			return nil, usagef("--dom-decay must be in (0, 1], not %v", s.domDecay)
+			return nil, usage.Errorf("--dom-decay must be in (0, 1], not %v", s.domDecay)
 		}
 		st.Text.DOMDecay = s.domDecay
 	}
 	if set("shingle-size") {
 		if s.shingleSize <= 0 {
-			return nil, usagef("--shingle-size must be positive, not %d", s.shingleSize)
+			return nil, usage.Errorf("--shingle-size must be positive, not %d", s.shingleSize)
 		}
 		st.Text.Shingle.Size = s.shingleSize
 	}
@@ -257,48 +262,48 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 		case "shingles", "shingle":
 			st.Text.Features = simhash.Shingles
 		default:
-			return nil, usagef("--features must be units+pairs, units or shingles, not %q", s.features)
+			return nil, usage.Errorf("--features must be units+pairs, units or shingles, not %q", s.features)
 		}
 	}
 	if set("feature-size") {
 		if s.featureSize <= 0 {
-			return nil, usagef("--feature-size must be positive, not %d", s.featureSize)
+			return nil, usage.Errorf("--feature-size must be positive, not %d", s.featureSize)
 		}
 		st.Text.FeatureSize = s.featureSize
 	}
 	if set("sentences") {
 		if s.sentences <= 0 || s.sentences > index.MaxSetSize {
-			return nil, usagef("--sentences must be 1 to %d, not %d", index.MaxSetSize, s.sentences)
+			return nil, usage.Errorf("--sentences must be 1 to %d, not %d", index.MaxSetSize, s.sentences)
 		}
 		st.Text.Sentences = s.sentences
 	}
 	if set("sentence-ends") {
 		if s.sentenceEnds == "" {
-			return nil, usagef("--sentence-ends must not be empty")
+			return nil, usage.Errorf("--sentence-ends must not be empty")
 		}
 		st.Text.SentenceEnds = s.sentenceEnds
 	}
 	if set("words") {
 		if s.words <= 0 || s.words > index.MaxSetSize {
-			return nil, usagef("--words must be 1 to %d, not %d", index.MaxSetSize, s.words)
+			return nil, usage.Errorf("--words must be 1 to %d, not %d", index.MaxSetSize, s.words)
 		}
 		st.Text.Words = s.words
 	}
 	if set("min-letters") {
 		if s.minLetters <= 0 {
-			return nil, usagef("--min-letters must be positive, not %d", s.minLetters)
+			return nil, usage.Errorf("--min-letters must be positive, not %d", s.minLetters)
 		}
 		st.Text.MinLetters = s.minLetters
 	}
 	if set("min-shared") {
 		if s.minShared <= 0 {
-			return nil, usagef("--min-shared must be positive, not %d", s.minShared)
+			return nil, usage.Errorf("--min-shared must be positive, not %d", s.minShared)
 		}
 		st.Text.MinShared = s.minShared
 	}
 	if set("threshold") {
 		if !(s.threshold > 0 && s.threshold <= 1) {
-			return nil, usagef("--threshold must be in (0, 1], not %v", s.threshold)
+			return nil, usage.Errorf("--threshold must be in (0, 1], not %v", s.threshold)
 		}
 		st.Text.Threshold = s.threshold
 	}
@@ -309,36 +314,9 @@ func (s *settingsFlags) settings() (*index.Settings, error) {
 	// fail later on the default method.
 	switch {
 	case st.Text.Method == "" && (st.Text.Sentences != 0 || st.Text.SentenceEnds != ""):
-		return nil, usagef("--sentences and --sentence-ends are for --method nshash")
+		return nil, usage.Errorf("--sentences and --sentence-ends are for --method nshash")
 	case st.Text.Method == "" && (st.Text.Words != 0 || st.Text.MinLetters != 0 || st.Text.MinShared != 0 || st.Text.Threshold != 0):
-		return nil, usagef("--words, --min-letters, --min-shared and --threshold are for --method short")
+		return nil, usage.Errorf("--words, --min-letters, --min-shared and --threshold are for --method short")
 	}
 	return &st, nil
-}
-
-// fingerprinter returns a Fingerprinter for the settings of the index at
-// db, or, when db is empty, for the settings named by the flags (the
-// defaults where none is given). Giving both is a usage error.
-func (s *settingsFlags) fingerprinter(db string) (*index.Fingerprinter, error) {
-	st, err := s.settings()
-	if err != nil {
-		return nil, err
-	}
-	if db != "" {
-		if st != nil {
-			return nil, usagef("give either --db or settings flags, not both")
-		}
-		x, err := openExisting(db, true)
-		if err != nil {
-			return nil, err
-		}
-		stored := x.Settings()
-		st = &stored
-		x.Close()
-	}
-	f, err := index.NewFingerprinter(st)
-	if err != nil {
-		return nil, usagef("invalid settings: %v", err)
-	}
-	return f, nil
 }
