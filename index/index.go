@@ -1,14 +1,11 @@
 package index
 
 import (
-	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
 	bolt "go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Index is an open near-duplicate index. It is safe for concurrent use by
@@ -194,49 +191,6 @@ func (x *Index) checkWritable() error {
 	return nil
 }
 
-// boltErr maps errors from bbolt to the package's sentinels.
-func boltErr(err error) error {
-	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
-		return ErrClosed
-	}
-	return err
-}
-
-// recoverCorrupt, deferred around a transaction, turns a panic in it into
-// an error wrapping ErrCorrupt: bbolt panics on a page it cannot read (a
-// damaged file), and a reader of the index, a server above all, must get
-// an error instead of a crash. The transactions also run with
-// debug.SetPanicOnFault, so that a read of the file's mapping at a wild
-// page number panics instead of crashing the process. A panic of the caller's own function
-// (userPanic) goes on as it began. bbolt rolls the transaction back as the
-// panic passes through it.
-//
-// tx is the transaction as fn received it, nil if the panic came before
-// (see transactionFault).
-func (x *Index) recoverCorrupt(err *error, tx **bolt.Tx) {
-	r := recover()
-	if r == nil {
-		return
-	}
-	x.transactionFault(*tx)
-	if u, ok := r.(userPanic); ok {
-		panic(u.v)
-	}
-	*err = fmt.Errorf("%w: %v", ErrCorrupt, r)
-}
-
-// transactionFault marks x as faulted when a panic left the transaction
-// tx open: one that stopped bbolt as it began the transaction (tx nil:
-// bbolt reads the meta page holding its locks) or as it rolled it back.
-// bbolt closes a transaction, and releases its locks, last; a closed
-// transaction has no DB. A panic inside fn leaves none open: bbolt rolls
-// the transaction back as the panic passes through it.
-func (x *Index) transactionFault(tx *bolt.Tx) {
-	if tx == nil || tx.DB() != nil {
-		x.faulted.Store(true)
-	}
-}
-
 // Err returns nil while x works, ErrClosed once it is closed, and an
 // error wrapping ErrCorrupt once a damaged or truncated file stopped a
 // transaction half-way, after which every method fails at once: what a
@@ -249,37 +203,4 @@ func (x *Index) Err() error {
 		return ErrClosed
 	}
 	return nil
-}
-
-// errFaulted is the error of every method of an index after a fault left
-// bbolt's locks held (see Index.faulted).
-var errFaulted = fmt.Errorf("%w: a damaged or truncated file stopped a transaction half-way; reopen the index after repairing it", ErrCorrupt)
-
-// userPanic carries a panic of a caller's function, called inside a
-// transaction, through recoverCorrupt.
-type userPanic struct{ v any }
-
-// callUser returns fn(v), marking a panic of fn as the caller's own.
-func callUser[T any](fn func(T) error, v T) error {
-	defer func() {
-		if r := recover(); r != nil {
-			panic(userPanic{r})
-		}
-	}()
-	return fn(v)
-}
-
-// update runs fn in a write transaction, a panic in it (a damaged file)
-// returned as ErrCorrupt; see recoverCorrupt.
-func (x *Index) update(fn func(*bolt.Tx) error) (err error) {
-	if x.faulted.Load() {
-		return errFaulted
-	}
-	var tx *bolt.Tx
-	defer x.recoverCorrupt(&err, &tx)
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return x.db.Update(func(t *bolt.Tx) error {
-		tx = t
-		return fn(t)
-	})
 }

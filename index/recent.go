@@ -6,67 +6,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
-	"runtime/debug"
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 )
-
-// view runs fn in a read transaction, with x.readers held (read) so that
-// the recent band levels fn may use outlive it.
-func (x *Index) view(fn func(*bolt.Tx) error) (err error) {
-	if x.faulted.Load() {
-		return errFaulted
-	}
-	x.readers.RLock()
-	defer x.readers.RUnlock()
-	var tx *bolt.Tx
-	defer x.recoverCorrupt(&err, &tx)
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	return x.db.View(func(t *bolt.Tx) error {
-		tx = t
-		return fn(t)
-	})
-}
-
-// viewBegunHook, set by tests, runs in viewFiltered as soon as the
-// transaction has begun.
-var viewBegunHook func()
-
-// viewFiltered is view for queries: it also passes fn the band filter
-// that holds every band key and exact hash of fn's snapshot, or nil (no
-// filter: look every key up). That is the filter current when the
-// transaction began: a writer adds a key to the current filter before its
-// commit, a rebuild scans a snapshot no write commits after until the
-// filter is stored, and a filter never forgets a key. A filter loaded
-// later may have been rebuilt from a newer snapshot, after a replace or a
-// delete removed a key fn's snapshot still has, and would make a query
-// skip that key's documents. So the filter is loaded before and after the
-// transaction begins: the same one both times was current in between;
-// else (a rebuild, rare) fn gets nil. Cost: two atomic loads.
-func (x *Index) viewFiltered(fn func(*bolt.Tx, *bandFilter) error) (err error) {
-	if x.faulted.Load() {
-		return errFaulted
-	}
-	x.readers.RLock()
-	defer x.readers.RUnlock()
-	var began *bolt.Tx
-	defer x.recoverCorrupt(&err, &began)
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	before := x.filter.Load()
-	return x.db.View(func(tx *bolt.Tx) error {
-		began = tx
-		if viewBegunHook != nil {
-			viewBegunHook()
-		}
-		bf := x.filter.Load()
-		if bf != before {
-			bf = nil
-		}
-		return fn(tx, bf)
-	})
-}
 
 // recentDocs appends to dst the documents of band b with hash h in the
 // levels lv whose record in tx has that band: documents committed in tx's
