@@ -289,3 +289,88 @@ func (x *Index) tableWatermarks(tx *bolt.Tx) []uint32 {
 	}
 	return ws
 }
+
+// buildLevel returns a level of the documents in tx: the table entries of
+// those numbered from tfrom up to to, and with MinHash the band and exact
+// keys of those numbered from bfrom up to to. It costs a read of their
+// records.
+func (x *Index) buildLevel(tx *bolt.Tx, tfrom, bfrom, to uint32) *level {
+	r := newLevel()
+	from := tfrom
+	if x.settings.MinHash {
+		from = min(tfrom, bfrom)
+	}
+	for n, v := range docRange(tx, from, to) {
+		if n >= tfrom && len(v) >= 8 {
+			r.addTables(x, n, binary.BigEndian.Uint64(v))
+		}
+		if !x.settings.MinHash || n < bfrom {
+			continue
+		}
+		if bands := bandsOf(v, x.lay); bands != nil {
+			r.addBands(n, bands)
+		}
+		if h, ok := bandOf(v, x.lay, exactBand); ok {
+			r.addExact(n, h)
+		}
+	}
+	return r
+}
+
+// recentDocs appends to dst the documents of band b with hash h in the
+// levels lv whose record in tx has that band: documents committed in tx's
+// snapshot, not replaced since, each once, in document order. docs is a
+// cursor of the docs bucket. Cost: as recentKeyDocs for one key.
+func (x *Index) recentDocs(dst []uint32, lv levels, docs *bolt.Cursor, b int, h uint64) []uint32 {
+	for _, d := range x.recentKeyDocs(lv, docs, []recentKey{{h: h, b: uint8(b)}}) {
+		dst = append(dst, d.n)
+	}
+	return dst
+}
+
+// recentKeyDocs returns the documents of the band keys ks in the levels lv
+// whose record in tx has that band (documents committed in tx's snapshot,
+// not replaced since), each once per key, tagged with the key's index in
+// ks and sorted by it, then by document. docs is a cursor of the docs
+// bucket. Cost: a map lookup per key and level, a sort of the documents
+// found, and one seek per distinct document, however many of the keys it
+// is under (a near copy is under most of a query's bands).
+func (x *Index) recentKeyDocs(lv levels, docs *bolt.Cursor, ks []recentKey) []keyDoc {
+	var ds []keyDoc
+	for _, r := range lv {
+		ds = r.appendKeyDocs(ds, ks)
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	// By document, so that each record is read once and the seeks go
+	// forward; a document in two levels is found once.
+	slices.SortFunc(ds, func(a, b keyDoc) int {
+		if c := cmp.Compare(a.n, b.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.k, b.k)
+	})
+	ds = slices.Compact(ds)
+	out := ds[:0] // writes behind the reads
+	for i := 0; i < len(ds); {
+		n, j := ds[i].n, i+1
+		for j < len(ds) && ds[j].n == n {
+			j++
+		}
+		v := seekRecord(docs, n)
+		for _, d := range ds[i:j] {
+			if bh, ok := bandOf(v, x.lay, int(ks[d.k].b)); ok && bh == ks[d.k].h {
+				out = append(out, d)
+			}
+		}
+		i = j
+	}
+	slices.SortFunc(out, func(a, b keyDoc) int {
+		if c := cmp.Compare(a.k, b.k); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	})
+	return out
+}

@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"fmt"
+	"iter"
 	"slices"
 
 	"github.com/simidx/simidx/shingle"
@@ -266,4 +267,50 @@ func appendSingletonPosting(b []byte, n uint32) []byte {
 	b = binary.LittleEndian.AppendUint16(b, 0)
 	b = binary.LittleEndian.AppendUint32(b, 16)
 	return binary.LittleEndian.AppendUint16(b, uint16(n))
+}
+
+// docRange yields the number and record of every document numbered from
+// `from` up to `to` in tx, in order. It costs a cursor seek and a step per
+// record.
+func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
+	return func(yield func(uint32, []byte) bool) {
+		c := tx.Bucket(bucketDocs).Cursor()
+		for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
+			if len(k) != 4 {
+				continue
+			}
+			n := binary.BigEndian.Uint32(k)
+			if n >= to || !yield(n, v) {
+				return
+			}
+		}
+	}
+}
+
+// bandOf returns band b of record v, if it has text and bands, or with b
+// exactBand its exact hash, if it has text.
+func bandOf(v []byte, l layout, b int) (uint64, bool) {
+	if len(v) < 9 || v[8] != flagText || textLen(v, l) < 0 {
+		return 0, false
+	}
+	if b == exactBand {
+		return binary.BigEndian.Uint64(v[9:]), true
+	}
+	if b >= l.bands {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(v[9+8*(1+l.k+b):]), true
+}
+
+// bandsOf decodes only the bands of record v: nil for a record without
+// text (or too short to hold them).
+func bandsOf(v []byte, l layout) []uint64 {
+	if len(v) < 9 || v[8] != flagText || l.bands == 0 || textLen(v, l) < 0 {
+		return nil
+	}
+	bands := make([]uint64, l.bands)
+	for i := range bands {
+		bands[i] = binary.BigEndian.Uint64(v[9+8*(1+l.k+i):])
+	}
+	return bands
 }
