@@ -11,6 +11,7 @@ import (
 	"github.com/simidx/simidx/internal/eval"
 	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
+	"github.com/simidx/simidx/internal/output"
 	"github.com/spf13/pflag"
 )
 
@@ -142,11 +143,11 @@ func parseRates(s string) ([]float64, error) {
 }
 
 // writeRecall writes the rows of r.
-func writeRecall(w *output, r *eval.Recall, byEdit bool) {
+func writeRecall(w *output.Writer, r *eval.Recall, byEdit bool) {
 	rows := r.Rows(byEdit)
-	if w.jsonl {
+	if w.JSONL() {
 		for _, row := range rows {
-			w.json(row)
+			w.JSON(row)
 		}
 		return
 	}
@@ -157,7 +158,7 @@ func writeRecall(w *output, r *eval.Recall, byEdit bool) {
 	if r.MinHash {
 		cols = append(cols, "MINHASH", "FOUND")
 	}
-	w.header(cols...)
+	w.Header(cols...)
 	for _, row := range rows {
 		name := row.Group
 		if row.Edit != "" {
@@ -171,6 +172,6 @@ func writeRecall(w *output, r *eval.Recall, byEdit bool) {
 		if row.MinHashWithin != nil {
 			cells = append(cells, fmt.Sprintf("%.2f", *row.MinHashWithin), fmt.Sprintf("%.2f", *row.QueryFound))
 		}
-		w.row(cells...)
+		w.Row(cells...)
 	}
 }

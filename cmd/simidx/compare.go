@@ -14,6 +14,7 @@ import (
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/indexflag"
+	"github.com/simidx/simidx/internal/output"
 	"github.com/simidx/simidx/shingle"
 	"github.com/spf13/pflag"
 )
@@ -100,8 +101,8 @@ Example:
 			if err != nil {
 				return err
 			}
-			if w.jsonl {
-				w.json(rec)
+			if w.JSONL() {
+				w.JSON(rec)
 			} else {
 				writeCompareTable(w, rec)
 			}
@@ -277,24 +278,24 @@ func wordHashes(ws []shingle.Word) []uint64 {
 
 // writeCompareTable writes r as a two-column table of the measures and,
 // after a blank line, a table of the passages.
-func writeCompareTable(w *output, r compareRecord) {
+func writeCompareTable(w *output.Writer, r compareRecord) {
 	sim := "-"
 	if r.Similarity != nil {
 		sim = r.similarity.String()
 	}
-	w.row("jaccard", r.jaccard.String())
-	w.row("containment_a", r.containA.String())
-	w.row("containment_b", r.containB.String())
-	w.row("distance", strconv.Itoa(r.Distance))
-	w.row("similarity", sim)
-	w.row("exact", strconv.FormatBool(r.Exact))
+	w.Row("jaccard", r.jaccard.String())
+	w.Row("containment_a", r.containA.String())
+	w.Row("containment_b", r.containB.String())
+	w.Row("distance", strconv.Itoa(r.Distance))
+	w.Row("similarity", sim)
+	w.Row("exact", strconv.FormatBool(r.Exact))
 	if len(r.Passages) == 0 {
 		return
 	}
-	w.row("")
-	w.row("A_START", "A_END", "B_START", "B_END", "WORDS", "TEXT")
+	w.Row("")
+	w.Row("A_START", "A_END", "B_START", "B_END", "WORDS", "TEXT")
 	for _, p := range r.Passages {
-		w.row(strconv.Itoa(p.AStart), strconv.Itoa(p.AEnd), strconv.Itoa(p.BStart), strconv.Itoa(p.BEnd),
+		w.Row(strconv.Itoa(p.AStart), strconv.Itoa(p.AEnd), strconv.Itoa(p.BStart), strconv.Itoa(p.BEnd),
 			strconv.Itoa(p.Words), cell(excerpt(p.Text, passageWidth)))
 	}
 }

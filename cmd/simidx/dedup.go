@@ -11,6 +11,7 @@ import (
 	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/simidx/simidx/internal/keep"
+	"github.com/simidx/simidx/internal/output"
 	"github.com/simidx/simidx/internal/pairsort"
 	"github.com/spf13/pflag"
 )
@@ -252,7 +253,7 @@ Example:
 			case emitRecords:
 				var drop map[string]bool
 				if drop, err = keep.Drops(ctx, x, opts, policy, sizes); err == nil {
-					err = rd.WriteRecords(w.buf, drop)
+					err = rd.WriteRecords(w, drop)
 				}
 			}
 			if cerr := w.Close(); err == nil {
@@ -338,12 +339,12 @@ func hasSimilarity(x *index.Index, opts *index.QueryOptions) bool {
 // above 0, only the first limit pairs of that order. Memory is bounded
 // (see pairsort.Sorted), the table's too: when the pairs do not fit in
 // memory, they are read twice, to measure the columns and to write them.
-func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit int, w *output) error {
+func reportPairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit int, w *output.Writer) error {
 	return writePairs(ctx, x, opts, limit, pairsort.RunPairs, w)
 }
 
 // writePairs is reportPairs holding run pairs in memory.
-func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit, run int, w *output) error {
+func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, limit, run int, w *output.Writer) error {
 	ps, err := pairsort.Sorted(ctx, x, opts, limit, run)
 	if err != nil {
 		return err
@@ -351,9 +352,9 @@ func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, l
 	defer ps.Close()
 	sim := hasSimilarity(x, opts)
 	if sim {
-		w.header("A", "B", "DISTANCE", "SIMILARITY", "EXACT")
+		w.Header("A", "B", "DISTANCE", "SIMILARITY", "EXACT")
 	} else {
-		w.header("A", "B", "DISTANCE", "EXACT")
+		w.Header("A", "B", "DISTANCE", "EXACT")
 	}
 	// row returns the record of p, and its cells for a table.
 	row := func(p index.Pair) (pairRecord, []string) {
@@ -367,7 +368,7 @@ func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, l
 		if hasSim {
 			rec.Similarity = similarity(p.Similarity)
 		}
-		if w.jsonl {
+		if w.JSONL() {
 			return rec, nil
 		}
 		cells := []string{cell(p.A), cell(p.B), strconv.Itoa(p.Distance)}
@@ -380,10 +381,10 @@ func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, l
 		}
 		return rec, append(cells, exactCell(exact))
 	}
-	if !w.jsonl && ps.Spilled() {
+	if !w.JSONL() && ps.Spilled() {
 		err := ps.Each(ctx, func(p index.Pair) error {
 			_, cells := row(p)
-			w.measure(cells...)
+			w.Measure(cells...)
 			return nil
 		})
 		if err != nil {
@@ -392,24 +393,24 @@ func writePairs(ctx context.Context, x *index.Index, opts *index.QueryOptions, l
 	}
 	return ps.Each(ctx, func(p index.Pair) error {
 		rec, cells := row(p)
-		if w.jsonl {
-			w.json(rec)
+		if w.JSONL() {
+			w.JSON(rec)
 		} else {
-			w.row(cells...)
+			w.Row(cells...)
 		}
-		return w.err
+		return w.Err()
 	})
 }
 
 // reportClusters writes the clusters of x: for each, the member policy
 // keeps, then the others by ID, each with its distance, similarity and
 // exactness to the kept one.
-func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, w *output) error {
+func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, w *output.Writer) error {
 	sim := hasSimilarity(x, opts)
 	if sim {
-		w.header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "SIMILARITY", "EXACT")
+		w.Header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "SIMILARITY", "EXACT")
 	} else {
-		w.header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
+		w.Header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
 	}
 	return x.Clusters(ctx, opts, func(c index.Cluster) error {
 		k, err := keep.Kept(c, policy, sizes)
@@ -435,9 +436,9 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 			}
 			rec.Members = append(rec.Members, mr)
 		}
-		if w.jsonl {
-			w.json(rec)
-			return w.err
+		if w.JSONL() {
+			w.JSON(rec)
+			return w.Err()
 		}
 		for i, m := range rec.Members {
 			num, size, keep, dist, simCell, exact := "", "", "drop", "-", "-", "-"
@@ -453,18 +454,18 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 				}
 			}
 			if sim {
-				w.row(num, size, cell(m.ID), keep, dist, simCell, exact)
+				w.Row(num, size, cell(m.ID), keep, dist, simCell, exact)
 			} else {
-				w.row(num, size, cell(m.ID), keep, dist, exact)
+				w.Row(num, size, cell(m.ID), keep, dist, exact)
 			}
 		}
-		return w.err
+		return w.Err()
 	})
 }
 
 // reportKeep writes the IDs of the documents to keep (keeping set) or to
 // drop, in the order of addition.
-func reportKeep(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, keeping bool, w *output) error {
+func reportKeep(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, keeping bool, w *output.Writer) error {
 	drop, err := keep.Drops(ctx, x, opts, policy, sizes)
 	if err != nil {
 		return err
@@ -474,11 +475,11 @@ func reportKeep(ctx context.Context, x *index.Index, opts *index.QueryOptions, p
 		if drop[m.ID] == keeping {
 			return nil
 		}
-		if w.jsonl {
-			w.json(idRecord{ID: m.ID})
+		if w.JSONL() {
+			w.JSON(idRecord{ID: m.ID})
 		} else {
-			w.row(cell(m.ID))
+			w.Row(cell(m.ID))
 		}
-		return w.err
+		return w.Err()
 	})
 }

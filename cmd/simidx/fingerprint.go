@@ -74,11 +74,11 @@ Example:
 					break
 				}
 				fp := hex16(f.Sum64(d.Text))
-				if w.jsonl {
-					w.json(fingerprintRecord{ID: d.ID, Fingerprint: fp})
-				} else if w.err == nil {
+				if w.JSONL() {
+					w.JSON(fingerprintRecord{ID: d.ID, Fingerprint: fp})
+				} else {
 					// Not a table: exactly md5sum's layout, whatever the names.
-					_, w.err = io.WriteString(w.buf, hashLine(fp, d.ID))
+					io.WriteString(w, hashLine(fp, d.ID))
 				}
 			}
 			err = w.Close()

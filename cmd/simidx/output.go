@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -10,11 +8,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/output"
 	"github.com/spf13/pflag"
 )
 
@@ -86,122 +84,11 @@ func samePath(a, b string) bool {
 
 // open returns the writer of the records: a table or JSON lines on standard
 // output or the --output file. Close flushes it and reports write errors.
-func (o *outputFlags) open(stdout io.Writer) (*output, error) {
-	out := &output{jsonl: o.format == "jsonl"}
-	w := stdout
+func (o *outputFlags) open(stdout io.Writer) (*output.Writer, error) {
 	if o.output != "" && o.output != "-" {
-		f, err := os.Create(o.output)
-		if err != nil {
-			return nil, err
-		}
-		out.file = f
-		w = f
+		return output.Create(o.output, o.format == "jsonl")
 	}
-	out.buf = bufio.NewWriterSize(w, 64<<10)
-	if out.jsonl {
-		out.enc = json.NewEncoder(out.buf)
-		out.enc.SetEscapeHTML(false)
-	} else {
-		out.tab = tabwriter.NewWriter(out.buf, 0, 8, tabPadding, ' ', 0)
-	}
-	return out, nil
-}
-
-// output writes records as an aligned table or as JSON lines.
-type output struct {
-	jsonl bool
-	file  *os.File
-	buf   *bufio.Writer
-	enc   *json.Encoder
-	tab   *tabwriter.Writer
-	head  []string // the table header, until the first row writes it
-	// widths, once measure has seen every row, are the widths of the
-	// table's columns but the last, padding included: row then writes
-	// each line at once, aligned as tab aligns a whole table.
-	widths []int
-	err    error
-}
-
-// tabPadding is the padding of the table's columns (see open).
-const tabPadding = 2
-
-// measure takes the widths of a row that row will write later. Called
-// with every row of a table before the first is written, it makes row
-// write each line at once, aligned as the tabwriter aligns the whole
-// table, which it holds in memory until Close (the header included).
-// Nothing with JSON lines.
-func (o *output) measure(cols ...string) {
-	if o.jsonl {
-		return
-	}
-	if o.widths == nil && o.head != nil {
-		o.widths = make([]int, len(o.head)-1)
-		o.measure(o.head...)
-	}
-	for i, c := range cols[:len(cols)-1] {
-		for len(o.widths) <= i {
-			o.widths = append(o.widths, 0)
-		}
-		o.widths[i] = max(o.widths[i], utf8.RuneCountInString(c)+tabPadding)
-	}
-}
-
-// header sets the table header (none with JSON lines). It is written with
-// the first row: a table without rows, or a command that fails before its
-// first row, prints nothing.
-func (o *output) header(cols ...string) {
-	if !o.jsonl {
-		o.head = cols
-	}
-}
-
-// row writes one table row, after the header if it is the first.
-func (o *output) row(cols ...string) {
-	if o.head != nil {
-		head := o.head
-		o.head = nil
-		o.row(head...)
-	}
-	if o.err != nil {
-		return
-	}
-	if o.widths == nil {
-		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
-		return
-	}
-	// Measured: padded here and written past the tabwriter, which holds
-	// nothing.
-	for i, c := range cols[:len(cols)-1] {
-		o.buf.WriteString(c)
-		for range o.widths[i] - utf8.RuneCountInString(c) {
-			o.buf.WriteByte(' ')
-		}
-	}
-	o.buf.WriteString(cols[len(cols)-1])
-	o.err = o.buf.WriteByte('\n')
-}
-
-// json writes one JSON line.
-func (o *output) json(v any) {
-	if o.err == nil {
-		o.err = o.enc.Encode(v)
-	}
-}
-
-// Close flushes the output and closes the --output file.
-func (o *output) Close() error {
-	if o.tab != nil && o.err == nil {
-		o.err = o.tab.Flush()
-	}
-	if o.err == nil {
-		o.err = o.buf.Flush()
-	}
-	if o.file != nil {
-		if err := o.file.Close(); o.err == nil {
-			o.err = err
-		}
-	}
-	return o.err
+	return output.New(stdout, o.format == "jsonl"), nil
 }
 
 // cell returns a document ID (or another name) as a table cell: as it is,

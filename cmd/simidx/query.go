@@ -110,9 +110,9 @@ Example:
 			}
 			minHash := hasSimilarity(x, opts)
 			if minHash {
-				w.header("QUERY", "ID", "DISTANCE", "SIMILARITY", "EXACT")
+				w.Header("QUERY", "ID", "DISTANCE", "SIMILARITY", "EXACT")
 			} else {
-				w.header("QUERY", "ID", "DISTANCE", "EXACT")
+				w.Header("QUERY", "ID", "DISTANCE", "EXACT")
 			}
 			// emit writes the matches of a query; sim says the query had
 			// text, and so a similarity to report (a fingerprint has none,
@@ -126,20 +126,20 @@ Example:
 					if m.Exact || (sim && !noText(x, m.ID)) {
 						exact = &m.Exact
 					}
-					if w.jsonl {
+					if w.JSONL() {
 						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance, Exact: exact}
 						if hasSim {
 							rec.Similarity = similarity(m.Similarity)
 						}
-						w.json(rec)
+						w.JSON(rec)
 					} else if minHash {
 						s := "-"
 						if hasSim {
 							s = showSimilarity(m.Similarity)
 						}
-						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s, exactCell(exact))
+						w.Row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s, exactCell(exact))
 					} else {
-						w.row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), exactCell(exact))
+						w.Row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), exactCell(exact))
 					}
 				}
 			}

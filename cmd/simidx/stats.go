@@ -63,11 +63,11 @@ Example:
 			if err != nil {
 				return err
 			}
-			if w.jsonl {
-				w.json(rec)
+			if w.JSONL() {
+				w.JSON(rec)
 			} else {
 				for _, kv := range statsRows(rec) {
-					w.row(kv[0], kv[1])
+					w.Row(kv[0], kv[1])
 				}
 			}
 			return w.Close()

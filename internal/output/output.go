@@ -1,0 +1,157 @@
+// Package output writes the records of a command, as an aligned table or
+// as JSON lines, through one buffer: the header of a table is written with
+// its first row, the first write error is kept and ends the writing, and
+// Close flushes and reports it. A table is aligned as text/tabwriter aligns
+// it, held in memory until Close, or, once Measure has seen every row,
+// written a line at a time.
+package output
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"unicode/utf8"
+)
+
+// Writer writes records as an aligned table or as JSON lines.
+type Writer struct {
+	jsonl bool
+	file  *os.File
+	buf   *bufio.Writer
+	enc   *json.Encoder
+	tab   *tabwriter.Writer
+	head  []string // the table header, until the first row writes it
+	// widths, once Measure has seen every row, are the widths of the
+	// table's columns but the last, padding included: Row then writes
+	// each line at once, aligned as tab aligns a whole table.
+	widths []int
+	err    error
+}
+
+// New returns a Writer of JSON lines (jsonl set) or of a table to w.
+func New(w io.Writer, jsonl bool) *Writer {
+	out := &Writer{jsonl: jsonl, buf: bufio.NewWriterSize(w, 64<<10)}
+	if jsonl {
+		out.enc = json.NewEncoder(out.buf)
+		out.enc.SetEscapeHTML(false)
+	} else {
+		out.tab = tabwriter.NewWriter(out.buf, 0, 8, tabPadding, ' ', 0)
+	}
+	return out
+}
+
+// Create returns a Writer to the file name, created or truncated, which
+// Close closes.
+func Create(name string, jsonl bool) (*Writer, error) {
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	out := New(f, jsonl)
+	out.file = f
+	return out, nil
+}
+
+// tabPadding is the padding of the table's columns.
+const tabPadding = 2
+
+// JSONL reports whether the Writer writes JSON lines rather than a table.
+func (o *Writer) JSONL() bool { return o.jsonl }
+
+// Measure takes the widths of a row that Row will write later. Called
+// with every row of a table before the first is written, it makes Row
+// write each line at once, aligned as the tabwriter aligns the whole
+// table, which it holds in memory until Close (the header included).
+// Nothing with JSON lines.
+func (o *Writer) Measure(cols ...string) {
+	if o.jsonl {
+		return
+	}
+	if o.widths == nil && o.head != nil {
+		o.widths = make([]int, len(o.head)-1)
+		o.Measure(o.head...)
+	}
+	for i, c := range cols[:len(cols)-1] {
+		for len(o.widths) <= i {
+			o.widths = append(o.widths, 0)
+		}
+		o.widths[i] = max(o.widths[i], utf8.RuneCountInString(c)+tabPadding)
+	}
+}
+
+// Header sets the table header (none with JSON lines). It is written with
+// the first row: a table without rows, or a command that fails before its
+// first row, prints nothing.
+func (o *Writer) Header(cols ...string) {
+	if !o.jsonl {
+		o.head = cols
+	}
+}
+
+// Row writes one table row, after the header if it is the first.
+func (o *Writer) Row(cols ...string) {
+	if o.head != nil {
+		head := o.head
+		o.head = nil
+		o.Row(head...)
+	}
+	if o.err != nil {
+		return
+	}
+	if o.widths == nil {
+		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
+		return
+	}
+	// Measured: padded here and written past the tabwriter, which holds
+	// nothing.
+	for i, c := range cols[:len(cols)-1] {
+		o.buf.WriteString(c)
+		for range o.widths[i] - utf8.RuneCountInString(c) {
+			o.buf.WriteByte(' ')
+		}
+	}
+	o.buf.WriteString(cols[len(cols)-1])
+	o.err = o.buf.WriteByte('\n')
+}
+
+// JSON writes one JSON line.
+func (o *Writer) JSON(v any) {
+	if o.err == nil {
+		o.err = o.enc.Encode(v)
+	}
+}
+
+// Write writes p as it is, past the table (for output of a layout of its
+// own, or bytes copied): after an error, it writes nothing and returns the
+// error.
+func (o *Writer) Write(p []byte) (int, error) {
+	if o.err != nil {
+		return 0, o.err
+	}
+	n, err := o.buf.Write(p)
+	o.err = err
+	return n, err
+}
+
+// Err returns the first error of a write, or nil.
+func (o *Writer) Err() error { return o.err }
+
+// Close flushes the output and closes the file of Create.
+func (o *Writer) Close() error {
+	if o.tab != nil && o.err == nil {
+		o.err = o.tab.Flush()
+	}
+	if o.err == nil {
+		o.err = o.buf.Flush()
+	}
+	if o.file != nil {
+		if err := o.file.Close(); o.err == nil {
+			o.err = err
+		}
+	}
+	return o.err
+}

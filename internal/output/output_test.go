@@ -1,0 +1,91 @@
+package output
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestTable checks that a measured table is written as the tabwriter
+// aligns the same table, and that a table without rows writes nothing.
+func TestTable(t *testing.T) {
+	rows := [][]string{{"a", "bb", "c"}, {"dddd", "é", "long last column"}, {"", "x", ""}}
+	write := func(measure bool) string {
+		var b bytes.Buffer
+		w := New(&b, false)
+		w.Header("ID", "DISTANCE", "EXACT")
+		if measure {
+			for _, r := range rows {
+				w.Measure(r...)
+			}
+		}
+		for _, r := range rows {
+			w.Row(r...)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	want := "ID    DISTANCE  EXACT\na     bb        c\ndddd  é         long last column\n      x         \n"
+	if got := write(false); got != want {
+		t.Errorf("table %q, want %q", got, want)
+	}
+	if got := write(true); got != want {
+		t.Errorf("measured table %q, want %q", got, want)
+	}
+	var b bytes.Buffer
+	w := New(&b, false)
+	w.Header("A", "B")
+	if err := w.Close(); err != nil || b.Len() != 0 {
+		t.Errorf("a table without rows wrote %q, %v", b.String(), err)
+	}
+}
+
+func TestJSONL(t *testing.T) {
+	var b bytes.Buffer
+	w := New(&b, true)
+	w.Header("ignored")
+	w.JSON(map[string]string{"id": "<a&b>"})
+	w.Write([]byte("raw\n"))
+	if err := w.Close(); err != nil || !w.JSONL() {
+		t.Fatal(err)
+	}
+	if want := "{\"id\":\"<a&b>\"}\nraw\n"; b.String() != want {
+		t.Errorf("wrote %q, want %q", b.String(), want)
+	}
+}
+
+type failing struct{}
+
+func (failing) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestErrors checks that the first write error is kept and returned by
+// Close, and that Create writes a file.
+func TestErrors(t *testing.T) {
+	w := New(failing{}, true)
+	w.JSON(string(make([]byte, 70<<10))) // more than the buffer
+	if w.Err() == nil {
+		t.Fatal("no error")
+	}
+	if _, err := w.Write([]byte("x")); err == nil || w.Close() == nil {
+		t.Error("the error was not kept")
+	}
+	name := filepath.Join(t.TempDir(), "out.txt")
+	w, err := Create(name, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Row("a", "b")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(name); err != nil || string(data) != "a  b\n" {
+		t.Errorf("file holds %q, %v", data, err)
+	}
+	if _, err := Create(filepath.Join(name, "x"), false); err == nil {
+		t.Error("created a file under a file")
+	}
+}
