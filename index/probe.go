@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -122,19 +121,11 @@ func (m *matcher) Match(q, d *docProbe) (Match, bool) {
 	}
 	fpRule := m.q.fp || q.byFP
 	dist := bits.OnesCount64(q.p.fp ^ d.p.fp)
-	exact := q.p.text && d.p.text && q.p.exact == d.p.exact
-	// A document is a candidate through the tables, the exact-copy keys,
-	// the MinHash bands or the set postings, as in find.
-	candidate := (fpRule && dist <= m.q.maxDist) || exact
-	if !candidate && m.q.minSim > 0 && len(q.p.bands) > 0 && len(d.p.bands) == len(q.p.bands) {
-		candidate = shingle.SharedBands(q.p.bands, d.p.bands) >= max(x.settings.MinBands, 1)
-	}
-	if !candidate && x.lay.sets && q.p.text && len(q.p.set) > 0 {
-		candidate = shingle.Intersection(q.p.set, d.p.set) >= x.minShared()
-	}
-	if !candidate {
+	// A document is a candidate by the rule of find (candidacy).
+	if !x.candidacy(m.q, fpRule, &q.p).admits(&q.p, &d.p, dist) {
 		return Match{}, false
 	}
+	exact := q.p.text && d.p.text && q.p.exact == d.p.exact
 	return x.judge(m.q, fpRule, &q.p, dist, d.p.sig, d.p.set, d.p.shingles, d.p.text && m.q.verify, exact)
 }
 
