@@ -5,17 +5,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/eval"
 	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/output"
-	"github.com/simidx/simidx/shingle"
 	"github.com/spf13/pflag"
 )
 
@@ -166,7 +164,7 @@ type compareRecord struct {
 	Passages     []passageRecord `json:"passages"`
 
 	// The ratios as fractions, for the table's truncated digits.
-	jaccard, containA, containB, similarity ratio
+	jaccard, containA, containB, similarity eval.Ratio
 }
 
 // passageRecord is a shared passage: bytes [AStart, AEnd) of A and
@@ -180,100 +178,31 @@ type passageRecord struct {
 	Text   string `json:"text"`
 }
 
-// ratio is a similarity as a fraction num/den (0 when den is 0), so that
-// it is truncated exactly to any number of decimals.
-type ratio struct{ num, den int }
-
-// trunc returns r times 10^digits, truncated.
-func (r ratio) trunc(digits int) int {
-	if r.den == 0 {
-		return 0
-	}
-	p := 1
-	for range digits {
-		p *= 10
-	}
-	return r.num * p / r.den
-}
-
-// json returns r truncated to 4 decimals.
-func (r ratio) json() float64 { return float64(r.trunc(4)) / 1e4 }
-
-// String returns r truncated to 2 decimals: 0.5952 is 0.59, never 0.60.
-func (r ratio) String() string {
-	t := r.trunc(2)
-	return fmt.Sprintf("%d.%02d", t/100, t%100)
-}
-
 // compareTexts measures a and b with f and finds their longest shared
-// passages, at most passages of them. It returns errInterrupted when ctx
-// is done between two of its steps.
+// passages, at most passages of them (see eval.CompareTexts), with their
+// offsets in the bytes read. It returns errInterrupted when ctx is done
+// between two of its steps.
 func compareTexts(ctx context.Context, f *index.Fingerprinter, a, b compareText, passages int) (compareRecord, error) {
-	st := f.Settings()
-	tk, err := shingle.NewTokenizer(&st.Text.Shingle)
+	c, err := eval.CompareTexts(ctx, f, a.text(), b.text(), passages)
+	if ctx.Err() != nil {
+		return compareRecord{}, errInterrupted
+	}
 	if err != nil {
 		return compareRecord{}, err
 	}
-	ta, tb := a.text(), b.text()
-	wa, wb := tk.AppendWords(nil, ta), tk.AppendWords(nil, tb)
-	empty := len(wa) == 0 || len(wb) == 0 // matches nothing
-
-	fa, sig, _ := f.Analyze(ta)
-	siga := slices.Clone(sig)
-	fb, sigb, _ := f.Analyze(tb)
-	sa := slices.Clone(f.Shingles(ta))
-	sb := f.Shingles(tb)
-	ha, hb := f.TextHash(ta), f.TextHash(tb)
-	if ctx.Err() != nil {
-		return compareRecord{}, errInterrupted
-	}
-
-	var r compareRecord
-	if !empty {
-		common := shingle.Intersection(sa, sb)
-		r.jaccard = ratio{common, len(sa) + len(sb) - common}
-		r.containA = ratio{common, len(sa)}
-		r.containB = ratio{common, len(sb)}
-		r.Exact = ha == hb
-	}
-	r.Jaccard, r.ContainmentA, r.ContainmentB = r.jaccard.json(), r.containA.json(), r.containB.json()
-	r.Distance = bits.OnesCount64(fa ^ fb)
-	if st.MinHash {
-		if !empty && len(siga) == len(sigb) {
-			same := 0
-			for i, v := range siga {
-				if v == sigb[i] {
-					same++
-				}
-			}
-			r.similarity = ratio{same, len(siga)}
-		}
-		s := r.similarity.json()
+	r := compareRecord{Distance: c.Distance, Exact: c.Exact, Passages: []passageRecord{},
+		jaccard: c.Jaccard, containA: c.ContainmentA, containB: c.ContainmentB, similarity: c.Similarity}
+	r.Jaccard, r.ContainmentA, r.ContainmentB = c.Jaccard.Float4(), c.ContainmentA.Float4(), c.ContainmentB.Float4()
+	if c.MinHash {
+		s := c.Similarity.Float4()
 		r.Similarity = &s
 	}
-	r.Passages = []passageRecord{}
-	for _, p := range shingle.Passages(wordHashes(wa), wordHashes(wb), passages) {
-		pa, pb := wa[p.A:p.A+p.Words], wb[p.B:p.B+p.Words]
-		rec := passageRecord{
-			AStart: a.from + pa[0].Start, AEnd: a.from + pa[len(pa)-1].End,
-			BStart: b.from + pb[0].Start, BEnd: b.from + pb[len(pb)-1].End,
-			Words: p.Words,
-		}
+	for _, p := range c.Passages {
+		rec := passageRecord{AStart: a.from + p.AStart, AEnd: a.from + p.AEnd, BStart: b.from + p.BStart, BEnd: b.from + p.BEnd, Words: p.Words}
 		rec.Text = string(a.raw[rec.AStart:rec.AEnd])
 		r.Passages = append(r.Passages, rec)
 	}
-	if ctx.Err() != nil {
-		return compareRecord{}, errInterrupted
-	}
 	return r, nil
-}
-
-func wordHashes(ws []shingle.Word) []uint64 {
-	hs := make([]uint64, len(ws))
-	for i, w := range ws {
-		hs[i] = w.Hash
-	}
-	return hs
 }
 
 // writeCompareTable writes r as a two-column table of the measures and,

@@ -376,28 +376,6 @@ func TestCompareErrors(t *testing.T) {
 	}
 }
 
-func TestRatio(t *testing.T) {
-	for _, tc := range []struct {
-		r     ratio
-		table string
-		json  float64
-	}{
-		{ratio{5952, 10000}, "0.59", 0.5952},
-		{ratio{2, 3}, "0.66", 0.6666},
-		{ratio{29, 100}, "0.29", 0.29}, // 0.29*100 is 28.999... in floating point
-		{ratio{1, 1}, "1.00", 1},
-		{ratio{0, 0}, "0.00", 0},
-		{ratio{99999, 100000}, "0.99", 0.9999},
-	} {
-		if got := tc.r.String(); got != tc.table {
-			t.Errorf("%v: table %s, want %s", tc.r, got, tc.table)
-		}
-		if got := tc.r.json(); got != tc.json {
-			t.Errorf("%v: JSON %v, want %v", tc.r, got, tc.json)
-		}
-	}
-}
-
 func TestExcerpt(t *testing.T) {
 	for _, tc := range []struct {
 		in, want string

@@ -1,0 +1,117 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+)
+
+// Ratio is a share as a fraction Num/Den (0 when Den is 0), so that it is
+// truncated exactly to any number of decimals.
+type Ratio struct{ Num, Den int }
+
+// Trunc returns r times 10^digits, truncated.
+func (r Ratio) Trunc(digits int) int {
+	if r.Den == 0 {
+		return 0
+	}
+	p := 1
+	for range digits {
+		p *= 10
+	}
+	return r.Num * p / r.Den
+}
+
+// Float4 returns r truncated to 4 decimals.
+func (r Ratio) Float4() float64 { return float64(r.Trunc(4)) / 1e4 }
+
+// String returns r truncated to 2 decimals: 0.5952 is 0.59, never 0.60.
+func (r Ratio) String() string {
+	t := r.Trunc(2)
+	return fmt.Sprintf("%d.%02d", t/100, t%100)
+}
+
+// Passage is a passage two texts share: bytes [AStart, AEnd) of A and
+// [BStart, BEnd) of B hold the same Words canonical words.
+type Passage struct {
+	AStart, AEnd, BStart, BEnd, Words int
+}
+
+// Comparison is what CompareTexts measures of two texts A and B.
+type Comparison struct {
+	Jaccard      Ratio // of the shingle sets
+	ContainmentA Ratio // the share of A's shingles in B
+	ContainmentB Ratio // the share of B's shingles in A
+	Distance     int   // between the fingerprints
+	// MinHash says the settings have the MinHash layer: Similarity is
+	// its estimate of the Jaccard similarity.
+	MinHash    bool
+	Similarity Ratio
+	Exact      bool // the canonical texts are the same
+	Passages   []Passage
+}
+
+// CompareTexts measures a and b under the settings of f and finds their
+// longest shared passages, at most passages of them: runs of consecutive
+// canonical words found in both, each as long as it can be. A text
+// without words matches nothing: its ratios are 0, and Exact false. It
+// returns ctx.Err() when ctx is done between two of its steps. Cost: an
+// analysis of each text, and shingle.Passages over their words.
+func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, passages int) (Comparison, error) {
+	st := f.Settings()
+	tk, err := shingle.NewTokenizer(&st.Text.Shingle)
+	if err != nil {
+		return Comparison{}, err
+	}
+	wa, wb := tk.AppendWords(nil, a), tk.AppendWords(nil, b)
+	empty := len(wa) == 0 || len(wb) == 0 // matches nothing
+
+	fa, sig, _ := f.Analyze(a)
+	siga := slices.Clone(sig)
+	fb, sigb, _ := f.Analyze(b)
+	sa := slices.Clone(f.Shingles(a))
+	sb := f.Shingles(b)
+	ha, hb := f.TextHash(a), f.TextHash(b)
+	if err := ctx.Err(); err != nil {
+		return Comparison{}, err
+	}
+
+	c := Comparison{Distance: bits.OnesCount64(fa ^ fb), MinHash: st.MinHash}
+	if !empty {
+		common := shingle.Intersection(sa, sb)
+		c.Jaccard = Ratio{common, len(sa) + len(sb) - common}
+		c.ContainmentA = Ratio{common, len(sa)}
+		c.ContainmentB = Ratio{common, len(sb)}
+		c.Exact = ha == hb
+	}
+	if st.MinHash && !empty && len(siga) == len(sigb) {
+		same := 0
+		for i, v := range siga {
+			if v == sigb[i] {
+				same++
+			}
+		}
+		c.Similarity = Ratio{same, len(siga)}
+	}
+	for _, p := range shingle.Passages(wordHashes(wa), wordHashes(wb), passages) {
+		pa, pb := wa[p.A:p.A+p.Words], wb[p.B:p.B+p.Words]
+		c.Passages = append(c.Passages, Passage{
+			AStart: pa[0].Start, AEnd: pa[len(pa)-1].End,
+			BStart: pb[0].Start, BEnd: pb[len(pb)-1].End,
+			Words: p.Words,
+		})
+	}
+	return c, ctx.Err()
+}
+
+func wordHashes(ws []shingle.Word) []uint64 {
+	hs := make([]uint64, len(ws))
+	for i, w := range ws {
+		hs[i] = w.Hash
+	}
+	return hs
+}

@@ -1,0 +1,68 @@
+package eval
+
+import (
+	"context"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+func TestRatio(t *testing.T) {
+	for _, tc := range []struct {
+		r     Ratio
+		table string
+		json  float64
+	}{
+		{Ratio{5952, 10000}, "0.59", 0.5952},
+		{Ratio{2, 3}, "0.66", 0.6666},
+		{Ratio{29, 100}, "0.29", 0.29}, // 0.29*100 is 28.999... in floating point
+		{Ratio{1, 1}, "1.00", 1},
+		{Ratio{0, 0}, "0.00", 0},
+		{Ratio{99999, 100000}, "0.99", 0.9999},
+	} {
+		if got := tc.r.String(); got != tc.table {
+			t.Errorf("%v: table %s, want %s", tc.r, got, tc.table)
+		}
+		if got := tc.r.Float4(); got != tc.json {
+			t.Errorf("%v: JSON %v, want %v", tc.r, got, tc.json)
+		}
+	}
+}
+
+// TestCompareTexts checks the measures of two texts that share a passage,
+// and that a text without words matches nothing.
+func TestCompareTexts(t *testing.T) {
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := []byte("Preface. the quick brown fox jumps over the lazy dog. The end")
+	b := []byte("Another start: The Quick Brown Fox jumps over the lazy dog!")
+	c, err := CompareTexts(context.Background(), f, a, b, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Passages) == 0 {
+		t.Fatal("no shared passage")
+	}
+	p := c.Passages[0]
+	if p.Words != 9 || string(a[p.AStart:p.AEnd]) != "the quick brown fox jumps over the lazy dog" || string(b[p.BStart:p.BEnd]) != "The Quick Brown Fox jumps over the lazy dog" {
+		t.Errorf("longest passage %+v: %q, %q", p, a[p.AStart:p.AEnd], b[p.BStart:p.BEnd])
+	}
+	if c.Exact || c.Jaccard.Num == 0 || c.ContainmentA.Den == 0 || !c.MinHash {
+		t.Errorf("comparison %+v", c)
+	}
+	same, err := CompareTexts(context.Background(), f, a, a, 1)
+	if err != nil || !same.Exact || same.Jaccard.String() != "1.00" || same.Distance != 0 || same.Similarity.String() != "1.00" {
+		t.Errorf("a text and itself: %+v, %v", same, err)
+	}
+	empty, err := CompareTexts(context.Background(), f, []byte("..."), []byte("..."), 1)
+	if err != nil || empty.Exact || empty.Jaccard.Den != 0 || len(empty.Passages) != 0 {
+		t.Errorf("texts without words: %+v, %v", empty, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := CompareTexts(ctx, f, a, b, 1); err != context.Canceled {
+		t.Errorf("after ctx was done: %v", err)
+	}
+}
