@@ -57,6 +57,11 @@ var (
 	// copied it: the copy may mix two commits.
 	ErrChanged = errors.New("index changed while it was copied")
 
+	// ErrLogDamaged is a log left by an earlier process that holds damage
+	// other than a torn tail: acknowledged operations would be lost. Open
+	// fails with it and changes nothing, unless LogOptions.Salvage is set.
+	ErrLogDamaged = errors.New("index log is damaged")
+
 	// ErrPending is a scan of the whole file (Pairs, Clusters, Members,
 	// Compare, Backup, Stats) on a read-only index whose log holds
 	// operations a process that did not close the index acknowledged: the

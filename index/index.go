@@ -66,6 +66,7 @@ type Index struct {
 	pend     *pending
 	uniqueMu sync.Mutex // serializes AddIfUnique with LogOptions.Direct
 	replayed int        // operations of a left log, see Replayed
+	salvaged *LogSalvage
 }
 
 // Doc is a document to add: an external ID and its text. Precomputed

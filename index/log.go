@@ -60,6 +60,22 @@ type LogOptions struct {
 	// Events, if not nil, is told of every group commit and apply, from
 	// the goroutine that made it; its functions must not block.
 	Events *LogEvents
+
+	// Salvage lets Open for writing go on past a damaged log left by an
+	// earlier process: it moves the log aside (LogDir(path) + ".damaged",
+	// kept for inspection), applies the operations of every intact batch
+	// of it, and Salvaged says what was read and lost. Without it, such a
+	// log makes Open fail with an error wrapping ErrLogDamaged, and
+	// changes nothing. A torn tail (the last group, cut by a crash before
+	// it was acknowledged) is not damage.
+	Salvage bool
+}
+
+// LogSalvage says what Open salvaged of a damaged log (LogOptions.Salvage).
+type LogSalvage struct {
+	Operations int    // operations read and applied
+	Aside      string // the directory the damaged log was moved to
+	Damage     string // what was damaged and skipped
 }
 
 // LogEvents receive what the write path does, for metrics.
@@ -165,7 +181,7 @@ var ErrLogClosed = errors.New("index: closing, write refused")
 // opts.Direct, starts a new one with its committer and applier. The caller
 // is Open, on an index opened for writing.
 func (x *Index) openLog(opts LogOptions, noSync bool) error {
-	if err := x.applyLeftLog(); err != nil {
+	if err := x.applyLeftLog(opts.Salvage); err != nil {
 		return err
 	}
 	if opts.Direct {
@@ -199,7 +215,7 @@ const applyChunk = 20_000
 // operations are in the file already changes nothing. It costs a read of
 // the log, an analysis of each text in it and one synced commit per
 // applyChunk documents.
-func (x *Index) applyLeftLog() error {
+func (x *Index) applyLeftLog(salvage bool) error {
 	dir := LogDir(x.path)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -213,6 +229,13 @@ func (x *Index) applyLeftLog() error {
 		ops = append(ops, r)
 		return nil
 	})
+	if errors.Is(err, wal.ErrCorrupt) {
+		j.Close()
+		if !salvage {
+			return damagedLog(dir, err)
+		}
+		return x.salvageLog(dir, err)
+	}
 	if err == nil {
 		err = x.applyRecords(ops)
 	}
@@ -231,6 +254,54 @@ func (x *Index) applyLeftLog() error {
 	x.replayed = n
 	return nil
 }
+
+// damagedLog is the error of a log that Replay or Read found damaged
+// (err): it says how many operations could be read around the damage.
+func damagedLog(dir string, err error) error {
+	st, serr := wal.Salvage(dir, func(wal.Record) error { return nil })
+	if serr != nil {
+		return fmt.Errorf("%w: %s: %v", ErrLogDamaged, dir, err)
+	}
+	return fmt.Errorf("%w: %s: %v; the index is unchanged. %d acknowledged operations can be read around the damage (%s); "+
+		"open with LogOptions.Salvage to apply them and keep the damaged log aside", ErrLogDamaged, dir, err, st.Records, st)
+}
+
+// salvageLog moves the damaged log dir aside, applies the operations of
+// its intact batches, syncs the file and records what it did in
+// x.salvaged.
+func (x *Index) salvageLog(dir string, damage error) error {
+	aside := dir + ".damaged"
+	for i := 2; ; i++ {
+		if _, err := os.Stat(aside); errors.Is(err, os.ErrNotExist) {
+			break
+		}
+		aside = fmt.Sprintf("%s.damaged-%d", dir, i)
+	}
+	if err := os.Rename(dir, aside); err != nil {
+		return fmt.Errorf("moving the damaged log aside: %w", err)
+	}
+	var ops []wal.Record
+	st, err := wal.Salvage(aside, func(r wal.Record) error {
+		ops = append(ops, r)
+		return nil
+	})
+	if err == nil {
+		err = x.applyRecords(ops)
+	}
+	if err == nil {
+		err = boltErr(x.db.Sync())
+	}
+	if err != nil {
+		return fmt.Errorf("salvaging the log %s (moved to %s): %w", dir, aside, err)
+	}
+	x.salvaged = &LogSalvage{Operations: st.Records, Aside: aside, Damage: fmt.Sprintf("%v; %s", damage, st)}
+	x.replayed = st.Records
+	return nil
+}
+
+// Salvaged says what Open salvaged of a damaged log left by an earlier
+// process (LogOptions.Salvage), or nil if it found none.
+func (x *Index) Salvaged() *LogSalvage { return x.salvaged }
 
 // applyRecords commits the operations recs to the file, the last one per
 // ID winning, applyChunk documents per commit.
@@ -315,6 +386,9 @@ func (x *Index) readLeftLog() error {
 		}
 		return err
 	})
+	if errors.Is(err, wal.ErrCorrupt) {
+		return damagedLog(LogDir(x.path), err)
+	}
 	if err != nil {
 		return fmt.Errorf("reading the log %s: %w", LogDir(x.path), err)
 	}

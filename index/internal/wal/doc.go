@@ -40,18 +40,29 @@
 // A new segment is created with zeros after its header (twice the size of
 // the segment before it, 256 KiB to 64 MiB), which appends overwrite: an
 // fdatasync then flushes the data alone, with no change of the file's size
-// to commit. Zeros after the last batch end a segment.
+// to commit. Zeros after the last batch end a segment. From version 3, a
+// segment's first batch, written with its header, holds one record of the
+// segment's size at creation: appends never shorten a segment, so one
+// found shorter was cut (a careless copy, a damaged disk) and Replay
+// reports the damage instead of taking the cut for a torn tail. A torn
+// tail is zeroed rather than cut off, to keep that size.
 //
 // A crash in the middle of an append leaves a torn tail: a bad last batch
 // in the newest segment holding records, of which any pages may have
 // reached the disk, in any order, before or among the zeros. Replay drops
-// it and truncates the segment there. A bad batch followed by a good one
+// it and zeroes it (a version 1 or 2 segment is truncated there). A bad
+// batch followed by a good one
 // is corruption, as is a bad batch in an older segment, a batch whose
 // checksums hold but whose records do not decode, and a sealed segment
 // missing between two others, or ending elsewhere than where the next
 // segment's first batch says it ended (when both were written since the
 // same Open): Replay fails with an error wrapping ErrCorrupt, before it
-// passes on any record. Newer segments whose header never reached the disk
-// (a crash while the next segment was being created) hold nothing: Replay
-// gives them a fresh header.
+// passes on any record. The newest segment may have no header (a crash
+// while it was being created): it holds nothing, and Replay gives it a
+// fresh header; an older one without is damage. Salvage reads what damage
+// left: the records of every intact batch.
+//
+// A cut that leaves a segment no shorter than its size at creation (one
+// that had grown past its zeros) cannot be told from a torn extension: its
+// end is dropped as a torn tail.
 package wal

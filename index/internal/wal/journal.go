@@ -2,6 +2,7 @@ package wal
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -35,6 +36,7 @@ type Journal struct {
 	spare      *os.File // a prepared empty segment, or nil
 	spareSeq   uint64
 	spareSalt  uint32
+	spareStart int64      // the offset of its first append
 	preparing  bool       // a Prepare is creating the spare
 	prepared   *sync.Cond // signalled when it is done, with mu
 	sealedEnd  int64      // the end of the last segment sealed, 0 if none since Open
@@ -177,6 +179,9 @@ type parsed struct {
 	// firstPrev is the segment sealed before, as the segment's first
 	// batch recorded it when it was appended (zero: unknown, or version 1).
 	firstPrev prevSegment
+	// created is the segment's size when it was created (version 3; 0:
+	// unknown).
+	created int64
 }
 
 // replay reads the segments seqs of dir; fix says to truncate a torn tail.
@@ -215,7 +220,7 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			off, err = p2(b, seq, p)
 		}
 		if err != nil {
-			return 0, fmt.Errorf("%w (the journal is left untouched; move %s away to open the index without its operations)", err, dir)
+			return 0, err
 		}
 		p.good = int64(off)
 	}
@@ -250,18 +255,31 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 			if prev.seq <= seqs[pred] || prev.seq >= seqs[i] {
 				what = "out of order"
 			}
-			return 0, fmt.Errorf("%w: segment %s follows segment %s, but says it follows segment %s, %s "+
-				"(the journal is left untouched; move %s away to open the index without its operations)",
-				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[pred]), segmentName(prev.seq), what, dir)
+			return 0, fmt.Errorf("%w: segment %s follows segment %s, but says it follows segment %s, %s",
+				ErrCorrupt, segmentName(seqs[i]), segmentName(seqs[pred]), segmentName(prev.seq), what)
 		case all[pred].good != prev.end:
-			return 0, fmt.Errorf("%w: segment %s ends at byte %d, but segment %s says it ended at byte %d: appends at its end are lost "+
-				"(the journal is left untouched; move %s away to open the index without its operations)",
-				ErrCorrupt, segmentName(seqs[pred]), all[pred].good, segmentName(seqs[i]), prev.end, dir)
+			return 0, fmt.Errorf("%w: segment %s ends at byte %d, but segment %s says it ended at byte %d: appends at its end are lost",
+				ErrCorrupt, segmentName(seqs[pred]), all[pred].good, segmentName(seqs[i]), prev.end)
 		}
 		pred = i
 	}
+	// A segment never gets shorter than it was created (appends overwrite
+	// its zeros, or extend it): one found shorter was cut, and the appends
+	// past the cut are lost, however its end looks. Only the newest
+	// segment may be short with nothing but zeros after its first batch:
+	// a crash while it was being created.
 	for i := range all {
-		if p := &all[i]; p.err != nil && i != last && !(p.unborn && i > last) {
+		p := &all[i]
+		if p.created > 0 && p.size < p.created && !(i == len(all)-1 && len(p.recs) == 0 && p.err == nil) {
+			return 0, fmt.Errorf("%w: segment %s is %d bytes, shorter than the %d it was created with: cut off after byte %d, "+
+				"the appends that followed are lost", ErrCorrupt, segmentName(seqs[i]), p.size, p.created, p.good)
+		}
+	}
+	// A segment whose header never reached the disk can only be the
+	// newest (segments are created one after the other, each synced):
+	// another one was cut.
+	for i := range all {
+		if p := &all[i]; p.err != nil && i != last && !(p.unborn && i == len(all)-1) {
 			return 0, p.err
 		}
 	}
@@ -277,7 +295,15 @@ func replay(dir string, seqs []uint64, fix bool, fn func(Record) error) (int, er
 		// A segment found on opening is never appended to again, so
 		// zeros after its records can stay.
 		if fix && p.good < p.size && !p.zeroTail {
-			if err := truncate(filepath.Join(dir, segmentName(seqs[i])), p.good); err != nil {
+			name := filepath.Join(dir, segmentName(seqs[i]))
+			var err error
+			if p.created > 0 {
+				// Zeros keep the size it was created with.
+				err = zeroFrom(name, p.good, p.size)
+			} else {
+				err = truncate(name, p.good)
+			}
+			if err != nil {
 				return count, err
 			}
 		}
@@ -322,8 +348,18 @@ func p2(b []byte, seq uint64, p *parsed) (int, error) {
 		pos := batchPos{salt, int64(off)}
 		rs, prev, n, err := decodeBatch(b[off:], pos)
 		if err == nil {
+			if off == headerSize && len(rs) == 1 && rs[0].Op == opCreated {
+				p.created = int64(binary.LittleEndian.Uint64(rs[0].Text))
+				off += n
+				continue
+			}
 			if len(p.recs) == 0 {
 				p.firstPrev = prev
+			}
+			for _, r := range rs {
+				if r.Op == opCreated {
+					return 0, fmt.Errorf("%w: segment %s at byte %d: a segment record after the first batch", ErrCorrupt, segmentName(seq), off)
+				}
 			}
 			p.recs = append(p.recs, rs...)
 			off += n
@@ -390,6 +426,22 @@ func allZero(b []byte) bool {
 	return true
 }
 
+// zeroFrom overwrites the bytes of the file name from `from` up to `to`
+// with zeros and syncs it.
+func zeroFrom(name string, from, to int64) error {
+	f, err := os.OpenFile(name, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	for off := from; off < to; off += int64(len(zeros)) {
+		if _, err := f.WriteAt(zeros[:min(int64(len(zeros)), to-off)], off); err != nil {
+			return err
+		}
+	}
+	return datasync(f)
+}
+
 // truncate cuts the file name at size and syncs it. A file cut below its
 // header gets a fresh header.
 func truncate(name string, size int64) error {
@@ -414,14 +466,18 @@ func truncate(name string, size int64) error {
 
 // create makes a new empty segment with prealloc zero bytes after its
 // header, synced along with the directory.
-func (j *Journal) create(seq uint64, prealloc int64) (*os.File, uint32, error) {
+func (j *Journal) create(seq uint64, prealloc int64) (*os.File, uint32, int64, error) {
 	name := filepath.Join(j.dir, segmentName(seq))
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	salt := rand.Uint32()
-	_, err = f.Write(header(salt))
+	// The header, then the batch of the segment's size, then the zeros
+	// (the batch's own length does not depend on the size it records).
+	created := createdBatch(salt, 0)
+	created = createdBatch(salt, int64(len(created))+prealloc)
+	_, err = f.Write(created)
 	for off := int64(0); err == nil && off < prealloc; off += int64(len(zeros)) {
 		_, err = f.Write(zeros[:min(int64(len(zeros)), prealloc-off)])
 	}
@@ -434,9 +490,20 @@ func (j *Journal) create(seq uint64, prealloc int64) (*os.File, uint32, error) {
 	if err != nil {
 		f.Close()
 		os.Remove(name)
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
-	return f, salt, nil
+	return f, salt, int64(len(created)), nil
+}
+
+// createdBatch returns the header of a segment with salt followed by its
+// first batch, which records the segment's size at creation.
+func createdBatch(salt uint32, size int64) []byte {
+	b, err := appendBatch(header(salt), []Record{{Op: opCreated, Text: binary.LittleEndian.AppendUint64(nil, uint64(size))}},
+		batchPos{salt, headerSize}, prevSegment{})
+	if err != nil {
+		panic(err) // one record of 8 bytes
+	}
+	return b
 }
 
 // Prepare creates the segment the next Rotate switches to, so that Rotate
@@ -461,7 +528,7 @@ func (j *Journal) Prepare() error {
 	// that segments are used in the order of their numbers.
 	j.preparing = true
 	j.mu.Unlock()
-	f, salt, err := j.create(seq, prealloc)
+	f, salt, start, err := j.create(seq, prealloc)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.preparing = false
@@ -474,7 +541,7 @@ func (j *Journal) Prepare() error {
 		os.Remove(f.Name())
 		return j.failed
 	}
-	j.spare, j.spareSeq, j.spareSalt = f, seq, salt
+	j.spare, j.spareSeq, j.spareSalt, j.spareStart = f, seq, salt, start
 	return nil
 }
 
@@ -539,14 +606,14 @@ func (j *Journal) switchLocked() error {
 	}
 	if j.spare == nil {
 		// On the path of an append: the fewest zeros.
-		f, salt, err := j.create(j.nextSeq, minPrealloc)
+		f, salt, start, err := j.create(j.nextSeq, minPrealloc)
 		if err != nil {
 			return err
 		}
-		j.spare, j.spareSeq, j.spareSalt = f, j.nextSeq, salt
+		j.spare, j.spareSeq, j.spareSalt, j.spareStart = f, j.nextSeq, salt, start
 		j.nextSeq++
 	}
-	j.cur, j.curSeq, j.curSize, j.curRecords = j.spare, j.spareSeq, headerSize, 0
+	j.cur, j.curSeq, j.curSize, j.curRecords = j.spare, j.spareSeq, j.spareStart, 0
 	j.curSalt, j.curPrevSeq, j.curPrev = j.spareSalt, j.sealedSeq, j.sealedEnd
 	j.spare = nil
 	return nil

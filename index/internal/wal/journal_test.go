@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -37,10 +38,24 @@ func sample(n int) []Record {
 	return rs
 }
 
+// firstAppend is the offset of the first append in a new segment: after
+// its header and the batch of its size at creation.
+var firstAppend = len(createdBatch(0, 0))
+
+// createdAs returns segment b (written by Journal) as if it had been
+// created with no zeros ahead of its appends, which then extended it: a
+// cut of its end is then what a torn extension looks like, not a cut of
+// the file.
+func createdAs(b []byte) []byte {
+	b = slices.Clone(b)
+	copy(b, createdBatch(segmentSalt(b), int64(firstAppend)))
+	return b
+}
+
 // batchesEnd returns the end of the batches of appends in a new segment.
 func batchesEnd(t *testing.T, appends ...[]Record) int {
 	t.Helper()
-	end := headerSize
+	end := firstAppend
 	for _, rs := range appends {
 		b, err := appendBatch(nil, rs, batchPos{}, prevSegment{})
 		if err != nil {
@@ -205,14 +220,16 @@ func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
 	rs := sample(6)
 	dir, seg, b := appended(t, rs[:5], rs[5:])
 	end := batchesEnd(t, rs[:5], rs[5:])
-	if !allZero(b[end:]) || len(b) < headerSize+minPrealloc {
-		t.Fatalf("segment of %d bytes, records end at %d: want zeros after them to %d", len(b), end, headerSize+minPrealloc)
+	if !allZero(b[end:]) || len(b) < firstAppend+minPrealloc {
+		t.Fatalf("segment of %d bytes, records end at %d: want zeros after them to %d", len(b), end, firstAppend+minPrealloc)
 	}
 	b = b[:end]
 	torn := tear(slices.Clone(b))
 	file := torn
 	if ahead {
 		file = append(slices.Clone(torn), make([]byte, minPrealloc)...)
+	} else {
+		file = createdAs(file)
 	}
 	os.WriteFile(seg, file, 0o644)
 	want := rs
@@ -226,8 +243,12 @@ func tornTail(t *testing.T, name string, tear func([]byte) []byte, ahead bool) {
 	if got := readAll(t, j); !equal(got, want) {
 		t.Fatalf("replayed %d records, want %d", len(got), len(want))
 	}
-	if fi, _ := os.Stat(seg); name != "zeros after the end" && fi.Size() >= int64(len(torn)) && len(torn) < len(b) {
-		t.Fatalf("torn tail not truncated: %d bytes", fi.Size())
+	// The torn tail is cut off, or zeroed in a segment whose size at
+	// creation must stay.
+	if got, _ := os.ReadFile(seg); name != "zeros after the end" && len(torn) < len(b) {
+		if good := batchesEnd(t, rs[:5]); len(got) > good && !allZero(got[good:]) {
+			t.Fatalf("torn tail left: %d bytes, not zeros after byte %d", len(got), good)
+		}
 	}
 	more := []Record{{Op: OpAdd, ID: "after", Text: []byte("crash")}}
 	if err := j.Append(more); err != nil {
@@ -323,7 +344,7 @@ func TestTornTailAndUnbornSpare(t *testing.T) {
 		rs := sample(5)
 		dir, seg, b := appended(t, rs[:3], rs[3:])
 		end := batchesEnd(t, rs[:3], rs[3:])
-		os.WriteFile(seg, b[:end-3], 0o644) // the last append torn
+		os.WriteFile(seg, createdAs(b[:end-3]), 0o644) // the last append torn
 		os.WriteFile(filepath.Join(dir, segmentName(2)), spare, 0o644)
 		j, _ := Open(dir)
 		if got := readAll(t, j); !equal(got, rs[:3]) {
@@ -479,8 +500,8 @@ func TestPreallocate(t *testing.T) {
 			t.Fatal(err)
 		}
 		want = append(want, big)
-		if got := size(); got != headerSize+minPrealloc {
-			t.Fatalf("segment of %d bytes after an append within the zeros, want %d", got, headerSize+minPrealloc)
+		if got := size(); got != int64(firstAppend+minPrealloc) {
+			t.Fatalf("segment of %d bytes after an append within the zeros, want %d", got, firstAppend+minPrealloc)
 		}
 	}
 	if err := j.Append([]Record{big}); err != nil { // past the zeros
@@ -503,7 +524,7 @@ func TestPreallocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, sample(3)...)
-	if got := size(); got != headerSize+2*sealedSize {
+	if got := size(); got != int64(firstAppend)+2*sealedSize {
 		t.Fatalf("next segment of %d bytes, want the header and twice the %d bytes of the last one", got, sealedSize)
 	}
 	// One created by an append, with none prepared, gets the fewest
@@ -515,8 +536,8 @@ func TestPreallocate(t *testing.T) {
 		t.Fatal(err)
 	}
 	want = append(want, sample(1)...)
-	if got := size(); got != headerSize+minPrealloc {
-		t.Fatalf("segment created by an append of %d bytes, want %d", got, headerSize+minPrealloc)
+	if got := size(); got != int64(firstAppend+minPrealloc) {
+		t.Fatalf("segment created by an append of %d bytes, want %d", got, firstAppend+minPrealloc)
 	}
 	j.Close()
 	j, err = Open(dir)
@@ -551,7 +572,7 @@ func TestPrepareSizesByCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	fi, _ = os.Stat(lastSegment(t, dir))
-	if want := headerSize + 2*cur; fi.Size() != want {
+	if want := int64(firstAppend) + 2*cur; fi.Size() != want {
 		t.Fatalf("spare of %d bytes after a segment of %d, want %d", fi.Size(), cur, want)
 	}
 }
@@ -811,7 +832,7 @@ func TestTornPastTheZeros(t *testing.T) {
 		if newSize {
 			clear(b[end-5000 : end-1000]) // pages in the middle lost
 		} else {
-			b = b[:headerSize+minPrealloc] // the old size
+			b = b[:firstAppend+minPrealloc] // the old size
 		}
 		os.WriteFile(seg, b, 0o644)
 		j, _ := Open(dir)
@@ -914,14 +935,14 @@ func TestAppendsWaitForPrepare(t *testing.T) {
 	}
 	time.Sleep(10 * time.Millisecond) // both appends are waiting, most often
 	// What Prepare does once the file is there.
-	f, salt, err := j.create(seq, minPrealloc)
+	f, salt, start, err := j.create(seq, minPrealloc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	j.mu.Lock()
 	j.preparing = false
 	j.prepared.Broadcast()
-	j.spare, j.spareSeq, j.spareSalt = f, seq, salt
+	j.spare, j.spareSeq, j.spareSalt, j.spareStart = f, seq, salt, start
 	j.mu.Unlock()
 	for range 2 {
 		if err := <-errs; err != nil {
@@ -966,7 +987,7 @@ func TestEmptySegmentInChain(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.Close()
-	f, _, err := j.create(left, minPrealloc)
+	f, _, _, err := j.create(left, minPrealloc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -976,5 +997,99 @@ func TestEmptySegmentInChain(t *testing.T) {
 	}
 	if n, err := Count(dir); err != nil || n != 5 {
 		t.Fatalf("Count = %d, %v; want 5", n, err)
+	}
+}
+
+// TestCutSegment cuts a segment's file short, as a careless copy or a
+// damaged disk does (an append never shortens a segment): Replay fails
+// with ErrCorrupt rather than drop the appends after the cut as a torn
+// tail, while a short newest segment that holds no append (a crash while
+// it was being created) is no damage.
+func TestCutSegment(t *testing.T) {
+	rs := sample(40)
+	var appends [][]Record
+	for i := 0; i < len(rs); i += 4 {
+		appends = append(appends, rs[i:i+4])
+	}
+	for _, cut := range []string{"half", "in the first append", "after the first append"} {
+		t.Run(cut, func(t *testing.T) {
+			dir, seg, b := appended(t, appends...)
+			end := batchesEnd(t, appends...)
+			var at int
+			switch cut {
+			case "half":
+				at = end / 2
+			case "in the first append":
+				at = firstAppend + 10
+			case "after the first append":
+				at = batchesEnd(t, appends[0])
+			}
+			os.WriteFile(seg, b[:at], 0o644)
+			j, err := Open(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			n, err := j.Replay(func(Record) error { return nil })
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "cut off") {
+				t.Fatalf("Replay of a segment cut at byte %d of %d: %d records, %v; want ErrCorrupt, cut off", at, len(b), n, err)
+			}
+			if c, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Count: %d, %v; want ErrCorrupt", c, err)
+			}
+		})
+	}
+	// A segment cut to a few bytes of its header, with a spare after it:
+	// only the newest segment may have lost its header.
+	t.Run("header, spare after", func(t *testing.T) {
+		dir, seg, b := appended(t, appends...)
+		os.WriteFile(seg, b[:10], 0o644)
+		spare := createdBatch(9, int64(firstAppend+minPrealloc))
+		spare = append(spare, make([]byte, minPrealloc)...)
+		os.WriteFile(filepath.Join(dir, segmentName(2)), spare, 0o644)
+		if c, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Count: %d, %v; want ErrCorrupt", c, err)
+		}
+	})
+	// The newest segment, created but cut while its zeros were written:
+	// a crash in Prepare.
+	t.Run("creation cut", func(t *testing.T) {
+		dir, _, _ := appended(t, appends[:2]...)
+		spare := createdBatch(9, int64(firstAppend+minPrealloc))
+		spare = append(spare, make([]byte, 4096)...)
+		os.WriteFile(filepath.Join(dir, segmentName(2)), spare, 0o644)
+		if c, err := Count(dir); err != nil || c != 8 {
+			t.Fatalf("Count: %d, %v; want 8 records", c, err)
+		}
+	})
+}
+
+// TestSalvage damages a journal in the middle of a segment and cuts
+// another, and checks that Salvage passes on every record of the intact
+// batches, in order, and counts the damage.
+func TestSalvage(t *testing.T) {
+	rs := sample(30)
+	dir, seg, b := appended(t, rs[:10], rs[10:20], rs[20:])
+	mid := batchesEnd(t, rs[:10]) + 40 // inside the second append
+	b[mid] ^= 0xff
+	os.WriteFile(seg, b, 0o644)
+	if _, err := Count(dir); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Count of a damaged journal: %v, want ErrCorrupt", err)
+	}
+	var got []Record
+	st, err := Salvage(dir, func(r Record) error { got = append(got, r); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := append(slices.Clone(rs[:10]), rs[20:]...)
+	if !equal(got, want) || st.Records != 20 || st.Damaged != 1 || st.Dropped != int64(batchesEnd(t, rs[:10], rs[10:20])-batchesEnd(t, rs[:10])) {
+		t.Fatalf("Salvage: %d records (%v), want the 20 of the first and last appends", len(got), st)
+	}
+	// Cut: the records before the cut.
+	os.WriteFile(seg, b[:batchesEnd(t, rs[:10])], 0o644)
+	got = nil
+	st, err = Salvage(dir, func(r Record) error { got = append(got, r); return nil })
+	if err != nil || !equal(got, rs[:10]) || st.Cut == 0 {
+		t.Fatalf("Salvage of a cut segment: %d records, %v, %v", len(got), st, err)
 	}
 }

@@ -20,6 +20,11 @@ const (
 	// replacing any document with its ID: Text holds the fingerprint, 8
 	// bytes big-endian.
 	OpFingerprint Op = 3
+	// opCreated is the record of a segment's first batch (version 3),
+	// written when the segment is created: Text holds the segment's size
+	// then, 8 bytes little-endian. An append never shrinks a segment, so a
+	// segment found shorter was cut. Replay passes it to no one.
+	opCreated Op = 4
 )
 
 // Record is one journaled operation.
@@ -248,6 +253,11 @@ func DecodeRecord(b []byte) (Record, int, error) {
 	switch op {
 	case OpAdd:
 		r.Text = append([]byte{}, rest[idLen:]...)
+	case opCreated:
+		if idLen != 0 || len(rest) != 8 {
+			return Record{}, 0, fmt.Errorf("%w: segment record of %d bytes", ErrCorrupt, len(rest))
+		}
+		r.Text = append([]byte{}, rest...)
 	case OpFingerprint:
 		if len(rest)-int(idLen) != 8 {
 			return Record{}, 0, fmt.Errorf("%w: fingerprint record of %d bytes", ErrCorrupt, len(rest)-int(idLen))
