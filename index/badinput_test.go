@@ -151,3 +151,24 @@ func TestBadDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSettingsConflict checks that an Open whose settings differ from the
+// stored ones says so with ErrSettingsConflict (which is ErrSettings), and
+// invalid settings with ErrSettings alone: a command that found no file
+// and lost the race to create it reports a conflict, not bad flags.
+func TestSettingsConflict(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k.simidx")
+	x, err := index.Open(path, &index.Options{Settings: &index.Settings{MaxDistance: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	_, err = index.Open(path, &index.Options{Settings: &index.Settings{MaxDistance: 5}})
+	if !errors.Is(err, index.ErrSettingsConflict) || !errors.Is(err, index.ErrSettings) {
+		t.Fatalf("Open with another k: %v, want ErrSettingsConflict", err)
+	}
+	_, err = index.Open(filepath.Join(t.TempDir(), "new.simidx"), &index.Options{Settings: &index.Settings{MaxDistance: 99}})
+	if !errors.Is(err, index.ErrSettings) || errors.Is(err, index.ErrSettingsConflict) {
+		t.Fatalf("Open with an invalid k: %v, want ErrSettings alone", err)
+	}
+}

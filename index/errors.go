@@ -1,6 +1,9 @@
 package index
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Sentinel errors. Errors returned by this package wrap one of these (test
 // with errors.Is) and add detail such as the path or the offending ID; or
@@ -30,6 +33,11 @@ var (
 	// ErrSettings means settings or query options are invalid, or conflict
 	// with the settings the index was created with.
 	ErrSettings = errors.New("invalid or conflicting index settings")
+
+	// ErrSettingsConflict is an Open with settings that differ from those
+	// the index was created with (another process may have created it a
+	// moment before). It wraps ErrSettings.
+	ErrSettingsConflict = fmt.Errorf("%w: settings differ from the stored ones", ErrSettings)
 
 	// ErrNotFound means no document has the given ID.
 	ErrNotFound = errors.New("document not found")

@@ -165,7 +165,7 @@ func (s Settings) public() Settings {
 // differs from the stored, normalized settings st.
 func (u *Settings) conflicts(st Settings) error {
 	bad := func(name string, want, have any) error {
-		return fmt.Errorf("%w: index was created with %s %v, not %v", ErrSettings, name, have, want)
+		return fmt.Errorf("%w: index was created with %s %v, not %v", ErrSettingsConflict, name, have, want)
 	}
 	if u.MaxDistance != 0 {
 		k := u.MaxDistance
