@@ -37,54 +37,60 @@ Example:
 	simidx backup --db licenses.db licenses-copy.db
 	simidx stats --check --db licenses-copy.db`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db    string
-			quiet bool
-		)
-		fs.StringVar(&db, "db", "", "index file `PATH`")
-		fs.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
-		return func(ctx context.Context, e *env, args []string) error {
-			if db == "" {
-				return usagef("--db PATH is required")
-			}
-			if len(args) != 1 {
-				return usagef("give one OUT, the file to write the copy to (simidx backup --db PATH OUT)")
-			}
-			out := args[0]
-			switch fi, err := os.Stat(out); {
-			case out == "-":
-				return usagef("backup writes a file, which it replaces once the copy is whole; give its path, not -")
-			case samePath(out, db):
-				return usagef("OUT %s is the index --db %s itself; give another file", out, db)
-			case samePath(out, index.LogDir(db)) || samePath(filepath.Dir(out), index.LogDir(db)):
-				return usagef("OUT %s is in the journal %s of the index; give a file outside it", out, index.LogDir(db))
-			case err == nil && fi.IsDir():
-				return usagef("OUT %s is a directory; give the path of the file to write", out)
-			}
-			src, err := os.Stat(db)
-			if errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("no index at %s", db)
-			} else if err != nil {
-				return err
-			}
-			res, err := backup(ctx, db, out, src.Mode().Perm())
-			if err != nil {
-				if ctx.Err() != nil {
-					return errInterrupted
-				}
-				return err
-			}
-			if !quiet {
-				fmt.Fprintf(e.stderr, "backed up %d %s, %s, from %s to %s", res.docs, plural(int64(res.docs), "document", "documents"),
-					formatBytes(res.bytes), db, out)
-				if res.live {
-					fmt.Fprintf(e.stderr, " (in use by another process: the copy is its last commit)")
-				}
-				fmt.Fprintln(e.stderr)
-			}
-			return nil
-		}
+		o := &backupOptions{}
+		fs.StringVar(&o.db, "db", "", "index file `PATH`")
+		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on success")
+		return func(ctx context.Context, e *env, args []string) error { return runBackup(ctx, e, o, args) }
 	},
+}
+
+// backupOptions are the flags of simidx backup.
+type backupOptions struct {
+	db    string
+	quiet bool
+}
+
+// runBackup runs simidx backup: a copy of the index at --db to args[0].
+func runBackup(ctx context.Context, e *env, o *backupOptions, args []string) error {
+	if o.db == "" {
+		return usagef("--db PATH is required")
+	}
+	if len(args) != 1 {
+		return usagef("give one OUT, the file to write the copy to (simidx backup --db PATH OUT)")
+	}
+	out := args[0]
+	switch fi, err := os.Stat(out); {
+	case out == "-":
+		return usagef("backup writes a file, which it replaces once the copy is whole; give its path, not -")
+	case samePath(out, o.db):
+		return usagef("OUT %s is the index --db %s itself; give another file", out, o.db)
+	case samePath(out, index.LogDir(o.db)) || samePath(filepath.Dir(out), index.LogDir(o.db)):
+		return usagef("OUT %s is in the journal %s of the index; give a file outside it", out, index.LogDir(o.db))
+	case err == nil && fi.IsDir():
+		return usagef("OUT %s is a directory; give the path of the file to write", out)
+	}
+	src, err := os.Stat(o.db)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("no index at %s", o.db)
+	} else if err != nil {
+		return err
+	}
+	res, err := backup(ctx, o.db, out, src.Mode().Perm())
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+	if !o.quiet {
+		fmt.Fprintf(e.stderr, "backed up %d %s, %s, from %s to %s", res.docs, plural(int64(res.docs), "document", "documents"),
+			formatBytes(res.bytes), o.db, out)
+		if res.live {
+			fmt.Fprintf(e.stderr, " (in use by another process: the copy is its last commit)")
+		}
+		fmt.Fprintln(e.stderr)
+	}
+	return nil
 }
 
 // backupResult is what backup copied.

@@ -41,81 +41,87 @@ Example:
 	simidx bench testdata/licenses
 	simidx bench --no-minhash --rates 0.02,0.1 --edits substitute,crop docs.jsonl`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db        string
-			in        input.Flags
-			sf        indexflag.Settings
-			out       outputFlags
-			sample    int
-			minWords  int
-			edits     string
-			rates     string
-			unrelated int
-			seed      uint64
-			byEdit    bool
-		)
-		fs.StringVar(&db, "db", "", "use the settings of the index at `PATH`")
-		fs.IntVar(&sample, "sample", 200, "`documents` sampled from the input")
-		fs.IntVar(&minWords, "min-words", 20, "sample only documents of at least `N` shingles")
-		fs.StringVar(&edits, "edits", "insert,delete,substitute,swap,shuffle,crop,wrap", "planted `edits`, comma-separated")
-		fs.StringVar(&rates, "rates", "0.01,0.02,0.05,0.1,0.2,0.3", "edit `rates`, comma-separated, each in (0, 1)")
-		fs.IntVar(&unrelated, "unrelated", 2000, "unrelated `pairs` for the false-positive rate")
-		fs.Uint64Var(&seed, "seed", 1, "random `seed`")
-		fs.BoolVar(&byEdit, "by-edit", false, "also report each edit and rate on its own")
-		in.Add(fs)
-		sf.AddIndex(fs, false)
-		sf.AddText(fs)
-		out.add(fs)
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(db); err != nil {
-				return err
-			}
-			if err := in.Check(); err != nil {
-				return err
-			}
-			if !in.Given(args) {
-				return usagef("give the documents to sample (files, directories, or - for standard input)")
-			}
-			if sample < 2 {
-				return usagef("--sample must be at least 2, not %d", sample)
-			}
-			kinds, err := parseEdits(edits)
-			if err != nil {
-				return err
-			}
-			rs, err := parseRates(rates)
-			if err != nil {
-				return err
-			}
-			f, err := fingerprinter(&sf, db)
-			if err != nil {
-				return err
-			}
-			con := console.New(e.stderr, "bench")
-			r, err := input.Open(args, in, e.stdin, con)
-			if err != nil {
-				return err
-			}
-			rng := rand.New(rand.NewPCG(seed, 0x5eed))
-			docs := eval.Sample(r.All(ctx), f, rng, sample, minWords)
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			if len(docs) < 2 {
-				return fmt.Errorf("found %d documents of at least %d shingles; bench needs 2 or more (see --min-words)", len(docs), minWords)
-			}
-			res := eval.MeasureRecall(ctx, f, docs, kinds, rs, unrelated, rng)
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			w, err := out.open(e.stdout)
-			if err != nil {
-				return err
-			}
-			writeRecall(w, res, byEdit)
-			return w.Close()
-		}
+		o := &benchOptions{}
+		fs.StringVar(&o.db, "db", "", "use the settings of the index at `PATH`")
+		fs.IntVar(&o.sample, "sample", 200, "`documents` sampled from the input")
+		fs.IntVar(&o.minWords, "min-words", 20, "sample only documents of at least `N` shingles")
+		fs.StringVar(&o.edits, "edits", "insert,delete,substitute,swap,shuffle,crop,wrap", "planted `edits`, comma-separated")
+		fs.StringVar(&o.rates, "rates", "0.01,0.02,0.05,0.1,0.2,0.3", "edit `rates`, comma-separated, each in (0, 1)")
+		fs.IntVar(&o.unrelated, "unrelated", 2000, "unrelated `pairs` for the false-positive rate")
+		fs.Uint64Var(&o.seed, "seed", 1, "random `seed`")
+		fs.BoolVar(&o.byEdit, "by-edit", false, "also report each edit and rate on its own")
+		o.in.Add(fs)
+		o.sf.AddIndex(fs, false)
+		o.sf.AddText(fs)
+		o.out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error { return runBench(ctx, e, o, args) }
 	},
+}
+
+// benchOptions are the flags of simidx bench.
+type benchOptions struct {
+	db        string
+	in        input.Flags
+	sf        indexflag.Settings
+	out       outputFlags
+	sample    int
+	minWords  int
+	edits     string
+	rates     string
+	unrelated int
+	seed      uint64
+	byEdit    bool
+}
+
+// runBench runs simidx bench: recall by distance on a sample of args.
+func runBench(ctx context.Context, e *env, o *benchOptions, args []string) error {
+	if err := o.out.check(o.db); err != nil {
+		return err
+	}
+	if err := o.in.Check(); err != nil {
+		return err
+	}
+	if !o.in.Given(args) {
+		return usagef("give the documents to sample (files, directories, or - for standard input)")
+	}
+	if o.sample < 2 {
+		return usagef("--sample must be at least 2, not %d", o.sample)
+	}
+	kinds, err := parseEdits(o.edits)
+	if err != nil {
+		return err
+	}
+	rs, err := parseRates(o.rates)
+	if err != nil {
+		return err
+	}
+	f, err := fingerprinter(&o.sf, o.db)
+	if err != nil {
+		return err
+	}
+	con := console.New(e.stderr, "bench")
+	r, err := input.Open(args, o.in, e.stdin, con)
+	if err != nil {
+		return err
+	}
+	rng := rand.New(rand.NewPCG(o.seed, 0x5eed))
+	docs := eval.Sample(r.All(ctx), f, rng, o.sample, o.minWords)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if len(docs) < 2 {
+		return fmt.Errorf("found %d documents of at least %d shingles; bench needs 2 or more (see --min-words)", len(docs), o.minWords)
+	}
+	res := eval.MeasureRecall(ctx, f, docs, kinds, rs, o.unrelated, rng)
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	w, err := o.out.open(e.stdout)
+	if err != nil {
+		return err
+	}
+	writeRecall(w, res, o.byEdit)
+	return w.Close()
 }
 
 func parseEdits(s string) ([]eval.Edit, error) {

@@ -51,62 +51,68 @@ Example:
 	simidx compare --db licenses.db --format jsonl mine.txt testdata/licenses/MIT.txt
 	cat draft.txt | simidx compare - final.txt`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db       string
-			id       []string
-			passages int
-			sf       indexflag.Settings
-			out      outputFlags
-		)
-		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
-		fs.StringArrayVar(&id, "id", nil, "a stored document `ID`: refused, an index keeps no texts")
-		fs.IntVar(&passages, "passages", 5, "show the `N` longest shared passages (0 for none)")
-		sf.AddText(fs)
-		out.add(fs)
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(db); err != nil {
-				return err
-			}
-			if len(id) > 0 {
-				return usagef("cannot compare the stored document %q: an index keeps the fingerprints and signatures of its documents, not their texts, and compare needs both texts; give the document's file", id[0])
-			}
-			if passages < 0 {
-				return usagef("--passages must be 0 or more, not %d", passages)
-			}
-			switch {
-			case len(args) < 2:
-				return usagef("compare takes two texts, A and B (files, or - for standard input); got %d", len(args))
-			case len(args) > 2:
-				return usagef("compare takes two texts, A and B, not %d: %s", len(args), strings.Join(args, " "))
-			case args[0] == "-" && args[1] == "-":
-				return usagef("standard input (-) given more than once")
-			}
-			f, err := fingerprinter(&sf, db)
-			if err != nil {
-				return err
-			}
-			var texts [2]compareText
-			for i, name := range args {
-				if texts[i], err = readCompareText(name, e.stdin); err != nil {
-					return err
-				}
-			}
-			rec, err := compareTexts(ctx, f, texts[0], texts[1], passages)
-			if err != nil {
-				return err
-			}
-			w, err := out.open(e.stdout)
-			if err != nil {
-				return err
-			}
-			if w.JSONL() {
-				w.JSON(rec)
-			} else {
-				writeCompareTable(w, rec)
-			}
-			return w.Close()
-		}
+		o := &compareOptions{}
+		fs.StringVar(&o.db, "db", "", "use the text settings of the index at `PATH`")
+		fs.StringArrayVar(&o.id, "id", nil, "a stored document `ID`: refused, an index keeps no texts")
+		fs.IntVar(&o.passages, "passages", 5, "show the `N` longest shared passages (0 for none)")
+		o.sf.AddText(fs)
+		o.out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error { return runCompare(ctx, e, o, args) }
 	},
+}
+
+// compareOptions are the flags of simidx compare.
+type compareOptions struct {
+	db       string
+	id       []string
+	passages int
+	sf       indexflag.Settings
+	out      outputFlags
+}
+
+// runCompare runs simidx compare: measure the two texts named by args.
+func runCompare(ctx context.Context, e *env, o *compareOptions, args []string) error {
+	if err := o.out.check(o.db); err != nil {
+		return err
+	}
+	if len(o.id) > 0 {
+		return usagef("cannot compare the stored document %q: an index keeps the fingerprints and signatures of its documents, not their texts, and compare needs both texts; give the document's file", o.id[0])
+	}
+	if o.passages < 0 {
+		return usagef("--passages must be 0 or more, not %d", o.passages)
+	}
+	switch {
+	case len(args) < 2:
+		return usagef("compare takes two texts, A and B (files, or - for standard input); got %d", len(args))
+	case len(args) > 2:
+		return usagef("compare takes two texts, A and B, not %d: %s", len(args), strings.Join(args, " "))
+	case args[0] == "-" && args[1] == "-":
+		return usagef("standard input (-) given more than once")
+	}
+	f, err := fingerprinter(&o.sf, o.db)
+	if err != nil {
+		return err
+	}
+	var texts [2]compareText
+	for i, name := range args {
+		if texts[i], err = readCompareText(name, e.stdin); err != nil {
+			return err
+		}
+	}
+	rec, err := compareTexts(ctx, f, texts[0], texts[1], o.passages)
+	if err != nil {
+		return err
+	}
+	w, err := o.out.open(e.stdout)
+	if err != nil {
+		return err
+	}
+	if w.JSONL() {
+		w.JSON(rec)
+	} else {
+		writeCompareTable(w, rec)
+	}
+	return w.Close()
 }
 
 // compareText is a text to compare: the bytes read, and where its text

@@ -65,209 +65,216 @@ Example:
 	simidx dedup --emit records --keep longest corpus.jsonl > clean.jsonl
 	simidx dedup --db licenses.db --emit drop`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db     string
-			q      indexflag.Query
-			pairs  bool
-			emit   string
-			policy string
-			limit  int
-			in     input.Flags
-			sf     indexflag.Settings
-			out    outputFlags
-			quiet  bool
-		)
-		fs.StringVar(&db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
-		q.Add(fs, false)
-		fs.StringVar(&emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
-		fs.BoolVar(&pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
-		fs.StringVar(&policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
-		fs.IntVar(&limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
-		out.add(fs)
-		in.Add(fs)
-		sf.AddIndex(fs, false)
-		sf.AddText(fs)
-		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(db); err != nil {
-				return err
-			}
-			if err := in.Check(); err != nil {
-				return err
-			}
-			if err := q.Check(); err != nil {
-				return err
-			}
-			if err := checkEmit(emit); err != nil {
-				return err
-			}
-			if err := checkKeep(policy); err != nil {
-				return err
-			}
-			if pairs {
-				if fs.Changed("emit") && emit != emitPairs {
-					return usagef("--pairs is --emit pairs; it cannot be used with --emit %s", emit)
-				}
-				emit = emitPairs
-			}
-			if limit < 0 {
-				return usagef("--limit must not be negative")
-			}
-			if fs.Changed("limit") && emit != emitPairs {
-				return usagef("--limit applies to --emit pairs only; clusters are always reported whole")
-			}
-			if fs.Changed("keep") && emit == emitPairs {
-				return usagef("--keep chooses the member a cluster keeps; --emit pairs keeps nothing")
-			}
-			if db == "" && len(args) == 0 {
-				return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
-			}
-			if len(args) == 0 && (policy == keep.Longest || policy == keep.Shortest) {
-				return usagef("--keep %s compares the sizes of the texts read, and an index does not keep its texts: give the INPUT", policy)
-			}
-			if len(args) == 0 && emit == emitRecords {
-				return usagef("--emit records writes input lines, and an index does not keep them: give the INPUT")
-			}
-			s, err := sf.Build()
-			if err != nil {
-				return err
-			}
+		o := &dedupOptions{fs: fs}
+		fs.StringVar(&o.db, "db", "", "index file `PATH` (default: a temporary index of the INPUT)")
+		o.q.Add(fs, false)
+		fs.StringVar(&o.emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
+		fs.BoolVar(&o.pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
+		fs.StringVar(&o.policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
+		fs.IntVar(&o.limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
+		o.out.add(fs)
+		o.in.Add(fs)
+		o.sf.AddIndex(fs, false)
+		o.sf.AddText(fs)
+		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
+		return func(ctx context.Context, e *env, args []string) error { return runDedup(ctx, e, o, args) }
+	},
+}
 
-			var x *index.Index
-			var opts *index.QueryOptions
-			var loadErr error // inputs that could not be read: reported after the clusters
-			var rd *keep.Docs // what was read, for --keep and --emit records
-			switch {
-			case len(args) == 0:
-				if s != nil {
-					return usagef("settings flags apply to a new index; without INPUT, --db %s is only read", db)
-				}
-				if x, err = openExisting(db, true); err != nil {
-					return err
-				}
-				if opts, err = q.Options(x); err != nil {
-					x.Close()
-					return err
-				}
-			default:
-				path := db
-				_, statErr := os.Stat(path)
-				exists := path != "" && statErr == nil
-				if exists {
-					if s != nil {
-						return usagef("settings flags apply to a new index, and %s exists", db)
-					}
-				} else {
-					if s == nil {
-						s = &index.Settings{}
-					}
-					if k, given := q.MaxDistance(); given {
-						// A new index is built for the distance asked for.
-						s.MaxDistance = k
-						if s.MaxDistance == 0 {
-							s.MaxDistance = index.ZeroDistance
-						}
-					}
-					if q.Verify() {
-						s.StoreShingles = true
-					}
-					if q.Threshold() && (s.Text.Method == index.MethodDOM || s.Text.Method == index.MethodMfonda) && !s.NoMinHash {
-						s.MinHash = true // a similarity to apply the threshold to
-					}
-				}
-				tmp, err := os.MkdirTemp("", "simidx-dedup-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(tmp)
-				if path == "" {
-					path = filepath.Join(tmp, "index.db")
-					q.Temporary = true
-				}
-				if x, err = openCreate(path, s, index.Options{NoSync: db == ""}); err != nil {
-					return err
-				}
-				// The query flags and the inputs are checked before
-				// anything is added to the index; an index created for
-				// nothing is removed.
-				con := console.New(e.stderr, "dedup")
-				var r *input.Reader
-				opts, err = q.Options(x)
-				if err == nil {
-					r, err = input.Open(args, in, e.stdin, con)
-				}
-				if err == nil {
-					rd, err = keep.NewDocs(tmp, policy == keep.Longest || policy == keep.Shortest, emit == emitRecords)
-				}
-				if err != nil {
-					x.Close()
-					if !exists && db != "" {
-						os.Remove(path)
-					}
-					return err
-				}
-				defer rd.Close()
-				r.Unique = true // every document counts
-				r.OnDoc = rd.Add
-				_, loadErr = load(ctx, x, r, con, e.stderr, quiet)
-				if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
-					// The index is not what was read (a failed commit, a
-					// full disk): nothing is reported from it.
-					x.Close()
-					return loadErr
-				}
-				if loadErr == errInterrupted {
-					x.Close()
-					if db != "" {
-						con.Messagef("simidx dedup: interrupted; the index %s is consistent; nothing reported", db)
-					} else {
-						con.Messagef("simidx dedup: interrupted; nothing reported")
-					}
-					return errInterrupted
-				}
-				if r.Docs() == 0 {
-					if db == "" {
-						con.Messagef("simidx dedup: %s; nothing to deduplicate", noDocuments(r))
-					} else {
-						con.Messagef("simidx dedup: %s; nothing added to %s", noDocuments(r), db)
-					}
-				}
-			}
-			defer x.Close()
+// dedupOptions are the flags of simidx dedup.
+type dedupOptions struct {
+	db     string
+	q      indexflag.Query
+	pairs  bool
+	emit   string
+	policy string
+	limit  int
+	in     input.Flags
+	sf     indexflag.Settings
+	out    outputFlags
+	quiet  bool
+	fs     *pflag.FlagSet // for the flags given
+}
 
-			w, err := out.open(e.stdout)
-			if err != nil {
-				return err
+// runDedup runs simidx dedup on the INPUT args or the index at --db.
+func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error {
+	if err := o.out.check(o.db); err != nil {
+		return err
+	}
+	if err := o.in.Check(); err != nil {
+		return err
+	}
+	if err := o.q.Check(); err != nil {
+		return err
+	}
+	if err := checkEmit(o.emit); err != nil {
+		return err
+	}
+	if err := checkKeep(o.policy); err != nil {
+		return err
+	}
+	if o.pairs {
+		if o.fs.Changed("emit") && o.emit != emitPairs {
+			return usagef("--pairs is --emit pairs; it cannot be used with --emit %s", o.emit)
+		}
+		o.emit = emitPairs
+	}
+	if o.limit < 0 {
+		return usagef("--limit must not be negative")
+	}
+	if o.fs.Changed("limit") && o.emit != emitPairs {
+		return usagef("--limit applies to --emit pairs only; clusters are always reported whole")
+	}
+	if o.fs.Changed("keep") && o.emit == emitPairs {
+		return usagef("--keep chooses the member a cluster keeps; --emit pairs keeps nothing")
+	}
+	if o.db == "" && len(args) == 0 {
+		return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
+	}
+	if len(args) == 0 && (o.policy == keep.Longest || o.policy == keep.Shortest) {
+		return usagef("--keep %s compares the sizes of the texts read, and an index does not keep its texts: give the INPUT", o.policy)
+	}
+	if len(args) == 0 && o.emit == emitRecords {
+		return usagef("--emit records writes input lines, and an index does not keep them: give the INPUT")
+	}
+	s, err := o.sf.Build()
+	if err != nil {
+		return err
+	}
+
+	var x *index.Index
+	var opts *index.QueryOptions
+	var loadErr error // inputs that could not be read: reported after the clusters
+	var rd *keep.Docs // what was read, for --keep and --emit records
+	switch {
+	case len(args) == 0:
+		if s != nil {
+			return usagef("settings flags apply to a new index; without INPUT, --db %s is only read", o.db)
+		}
+		if x, err = openExisting(o.db, true); err != nil {
+			return err
+		}
+		if opts, err = o.q.Options(x); err != nil {
+			x.Close()
+			return err
+		}
+	default:
+		path := o.db
+		_, statErr := os.Stat(path)
+		exists := path != "" && statErr == nil
+		if exists {
+			if s != nil {
+				return usagef("settings flags apply to a new index, and %s exists", o.db)
 			}
-			var sizes map[string]int64
-			if rd != nil {
-				sizes = rd.Sizes()
+		} else {
+			if s == nil {
+				s = &index.Settings{}
 			}
-			switch emit {
-			case emitPairs:
-				err = reportPairs(ctx, x, opts, limit, w)
-			case emitClusters:
-				err = reportClusters(ctx, x, opts, policy, sizes, w)
-			case emitKeep, emitDrop:
-				err = reportKeep(ctx, x, opts, policy, sizes, emit == emitKeep, w)
-			case emitRecords:
-				var drop map[string]bool
-				if drop, err = keep.Drops(ctx, x, opts, policy, sizes); err == nil {
-					err = rd.WriteRecords(w, drop)
+			if k, given := o.q.MaxDistance(); given {
+				// A new index is built for the distance asked for.
+				s.MaxDistance = k
+				if s.MaxDistance == 0 {
+					s.MaxDistance = index.ZeroDistance
 				}
 			}
-			if cerr := w.Close(); err == nil {
-				err = cerr
+			if o.q.Verify() {
+				s.StoreShingles = true
 			}
-			if ctx.Err() != nil {
-				return errInterrupted
+			if o.q.Threshold() && (s.Text.Method == index.MethodDOM || s.Text.Method == index.MethodMfonda) && !s.NoMinHash {
+				s.MinHash = true // a similarity to apply the threshold to
 			}
-			if err == nil {
-				err = loadErr
+		}
+		tmp, err := os.MkdirTemp("", "simidx-dedup-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		if path == "" {
+			path = filepath.Join(tmp, "index.db")
+			o.q.Temporary = true
+		}
+		if x, err = openCreate(path, s, index.Options{NoSync: o.db == ""}); err != nil {
+			return err
+		}
+		// The query flags and the inputs are checked before
+		// anything is added to the index; an index created for
+		// nothing is removed.
+		con := console.New(e.stderr, "dedup")
+		var r *input.Reader
+		opts, err = o.q.Options(x)
+		if err == nil {
+			r, err = input.Open(args, o.in, e.stdin, con)
+		}
+		if err == nil {
+			rd, err = keep.NewDocs(tmp, o.policy == keep.Longest || o.policy == keep.Shortest, o.emit == emitRecords)
+		}
+		if err != nil {
+			x.Close()
+			if !exists && o.db != "" {
+				os.Remove(path)
 			}
 			return err
 		}
-	},
+		defer rd.Close()
+		r.Unique = true // every document counts
+		r.OnDoc = rd.Add
+		_, loadErr = load(ctx, x, r, con, e.stderr, o.quiet)
+		if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
+			// The index is not what was read (a failed commit, a
+			// full disk): nothing is reported from it.
+			x.Close()
+			return loadErr
+		}
+		if loadErr == errInterrupted {
+			x.Close()
+			if o.db != "" {
+				con.Messagef("simidx dedup: interrupted; the index %s is consistent; nothing reported", o.db)
+			} else {
+				con.Messagef("simidx dedup: interrupted; nothing reported")
+			}
+			return errInterrupted
+		}
+		if r.Docs() == 0 {
+			if o.db == "" {
+				con.Messagef("simidx dedup: %s; nothing to deduplicate", noDocuments(r))
+			} else {
+				con.Messagef("simidx dedup: %s; nothing added to %s", noDocuments(r), o.db)
+			}
+		}
+	}
+	defer x.Close()
+
+	w, err := o.out.open(e.stdout)
+	if err != nil {
+		return err
+	}
+	var sizes map[string]int64
+	if rd != nil {
+		sizes = rd.Sizes()
+	}
+	switch o.emit {
+	case emitPairs:
+		err = reportPairs(ctx, x, opts, o.limit, w)
+	case emitClusters:
+		err = reportClusters(ctx, x, opts, o.policy, sizes, w)
+	case emitKeep, emitDrop:
+		err = reportKeep(ctx, x, opts, o.policy, sizes, o.emit == emitKeep, w)
+	case emitRecords:
+		var drop map[string]bool
+		if drop, err = keep.Drops(ctx, x, opts, o.policy, sizes); err == nil {
+			err = rd.WriteRecords(w, drop)
+		}
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if err == nil {
+		err = loadErr
+	}
+	return err
 }
 
 // What dedup writes (--emit).

@@ -29,61 +29,67 @@ Example:
 	simidx delete --db licenses.db MIT.txt X11.txt
 	simidx query --db licenses.db --id MIT.txt --format jsonl | jq -r .id | simidx delete --db licenses.db -`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db    string
-			quiet bool
-		)
-		fs.StringVar(&db, "db", "", "index file `PATH`")
-		fs.BoolVarP(&quiet, "quiet", "q", false, "print nothing on success")
-		return func(ctx context.Context, e *env, args []string) error {
-			if db == "" {
-				return usagef("--db PATH is required")
-			}
-			if len(args) == 0 {
-				return usagef("no ID given (IDs as arguments, or - to read them from standard input)")
-			}
-			var ids []string
-			con := console.New(e.stderr, "delete")
-			long := 0
-			for _, a := range args {
-				if a != "-" {
-					ids = append(ids, a)
-					continue
-				}
-				var err error
-				var n int
-				ids, n, err = readIDs(ids, e.stdin, con)
-				long += n
-				if err != nil {
-					return fmt.Errorf("reading IDs from standard input: %v", err)
-				}
-			}
-			slices.Sort(ids)
-			ids = slices.Compact(ids)
-			x, err := openExisting(db, false)
-			if err != nil {
-				return err
-			}
-			n, err := x.Delete(ids...)
-			if cerr := x.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				return err
-			}
-			if !quiet {
-				fmt.Fprintf(e.stderr, "deleted %d of %d %s", n, len(ids), plural(int64(len(ids)), "document", "documents"))
-				if miss := len(ids) - n; miss > 0 {
-					fmt.Fprintf(e.stderr, " (%d not in the index)", miss)
-				}
-				if long > 0 {
-					fmt.Fprintf(e.stderr, "; %d %s longer than an ID skipped", long, plural(int64(long), "line", "lines"))
-				}
-				fmt.Fprintln(e.stderr)
-			}
-			return nil
-		}
+		o := &deleteOptions{}
+		fs.StringVar(&o.db, "db", "", "index file `PATH`")
+		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on success")
+		return func(ctx context.Context, e *env, args []string) error { return runDelete(ctx, e, o, args) }
 	},
+}
+
+// deleteOptions are the flags of simidx delete.
+type deleteOptions struct {
+	db    string
+	quiet bool
+}
+
+// runDelete runs simidx delete: remove the IDs args from --db.
+func runDelete(ctx context.Context, e *env, o *deleteOptions, args []string) error {
+	if o.db == "" {
+		return usagef("--db PATH is required")
+	}
+	if len(args) == 0 {
+		return usagef("no ID given (IDs as arguments, or - to read them from standard input)")
+	}
+	var ids []string
+	con := console.New(e.stderr, "delete")
+	long := 0
+	for _, a := range args {
+		if a != "-" {
+			ids = append(ids, a)
+			continue
+		}
+		var err error
+		var n int
+		ids, n, err = readIDs(ids, e.stdin, con)
+		long += n
+		if err != nil {
+			return fmt.Errorf("reading IDs from standard input: %v", err)
+		}
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	x, err := openExisting(o.db, false)
+	if err != nil {
+		return err
+	}
+	n, err := x.Delete(ids...)
+	if cerr := x.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if !o.quiet {
+		fmt.Fprintf(e.stderr, "deleted %d of %d %s", n, len(ids), plural(int64(len(ids)), "document", "documents"))
+		if miss := len(ids) - n; miss > 0 {
+			fmt.Fprintf(e.stderr, " (%d not in the index)", miss)
+		}
+		if long > 0 {
+			fmt.Fprintf(e.stderr, "; %d %s longer than an ID skipped", long, plural(int64(long), "line", "lines"))
+		}
+		fmt.Fprintln(e.stderr)
+	}
+	return nil
 }
 
 // readIDs appends to ids the IDs read from rd, one a line (a trailing

@@ -33,67 +33,73 @@ Example:
 	simidx fingerprint testdata/licenses/MIT.txt testdata/licenses/X11.txt
 	simidx fingerprint --format jsonl --input jsonl docs.jsonl`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db  string
-			in  input.Flags
-			sf  indexflag.Settings
-			out outputFlags
-		)
-		fs.StringVar(&db, "db", "", "use the text settings of the index at `PATH`")
-		in.Add(fs)
-		sf.AddText(fs)
-		out.add(fs)
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(db); err != nil {
-				return err
-			}
-			if err := in.Check(); err != nil {
-				return err
-			}
-			if in.Format() == input.Hashes {
-				return usagef("--input hashes already holds fingerprints; use files, jsonl or lines")
-			}
-			f, err := fingerprinter(&sf, db)
-			if err != nil {
-				return err
-			}
-			if !in.Given(args) {
-				args = []string{"-"}
-			}
-			con := console.New(e.stderr, "fingerprint")
-			r, err := input.Open(args, in, e.stdin, con)
-			if err != nil {
-				return err
-			}
-			w, err := out.open(e.stdout)
-			if err != nil {
-				return err
-			}
-			for d, err := range r.All(ctx) {
-				if err != nil {
-					break
-				}
-				fp := hex16(f.Sum64(d.Text))
-				if w.JSONL() {
-					w.JSON(fingerprintRecord{ID: d.ID, Fingerprint: fp})
-				} else {
-					// Not a table: exactly md5sum's layout, whatever the names.
-					io.WriteString(w, hashLine(fp, d.ID))
-				}
-			}
-			err = w.Close()
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			if err != nil {
-				return err
-			}
-			if n := r.Skipped(); n > 0 {
-				return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
-			}
-			return nil
-		}
+		o := &fingerprintOptions{}
+		fs.StringVar(&o.db, "db", "", "use the text settings of the index at `PATH`")
+		o.in.Add(fs)
+		o.sf.AddText(fs)
+		o.out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error { return runFingerprint(ctx, e, o, args) }
 	},
+}
+
+// fingerprintOptions are the flags of simidx fingerprint.
+type fingerprintOptions struct {
+	db  string
+	in  input.Flags
+	sf  indexflag.Settings
+	out outputFlags
+}
+
+// runFingerprint runs simidx fingerprint on the documents of args.
+func runFingerprint(ctx context.Context, e *env, o *fingerprintOptions, args []string) error {
+	if err := o.out.check(o.db); err != nil {
+		return err
+	}
+	if err := o.in.Check(); err != nil {
+		return err
+	}
+	if o.in.Format() == input.Hashes {
+		return usagef("--input hashes already holds fingerprints; use files, jsonl or lines")
+	}
+	f, err := fingerprinter(&o.sf, o.db)
+	if err != nil {
+		return err
+	}
+	if !o.in.Given(args) {
+		args = []string{"-"}
+	}
+	con := console.New(e.stderr, "fingerprint")
+	r, err := input.Open(args, o.in, e.stdin, con)
+	if err != nil {
+		return err
+	}
+	w, err := o.out.open(e.stdout)
+	if err != nil {
+		return err
+	}
+	for d, err := range r.All(ctx) {
+		if err != nil {
+			break
+		}
+		fp := hex16(f.Sum64(d.Text))
+		if w.JSONL() {
+			w.JSON(fingerprintRecord{ID: d.ID, Fingerprint: fp})
+		} else {
+			// Not a table: exactly md5sum's layout, whatever the names.
+			io.WriteString(w, hashLine(fp, d.ID))
+		}
+	}
+	err = w.Close()
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	if err != nil {
+		return err
+	}
+	if n := r.Skipped(); n > 0 {
+		return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
+	}
+	return nil
 }
 
 // hashLine is the line of the fingerprint fp (16 hex digits) and a name in

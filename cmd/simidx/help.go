@@ -15,24 +15,26 @@ var helpCommand = &command{
 	short: "show the help of a command",
 	long: `Help lists the commands, or shows the synopsis, description and flags of one
 command on standard output.`,
-	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		return func(_ context.Context, e *env, args []string) error {
-			switch len(args) {
-			case 0:
-				printMainUsage(e.stdout)
-				return nil
-			case 1:
-				c := lookup(args[0])
-				if c == nil {
-					return usagef("unknown command %q; the commands are %s", args[0], commandNames())
-				}
-				printCommandUsage(e.stdout, c, commandFlags(c))
-				return nil
-			default:
-				return usagef("help takes at most one command, got %d arguments", len(args))
-			}
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error { return runHelp },
+}
+
+// runHelp runs simidx help: the list of commands, or the usage of the
+// command args[0].
+func runHelp(_ context.Context, e *env, args []string) error {
+	switch len(args) {
+	case 0:
+		printMainUsage(e.stdout)
+		return nil
+	case 1:
+		c := lookup(args[0])
+		if c == nil {
+			return usagef("unknown command %q; the commands are %s", args[0], commandNames())
 		}
-	},
+		printCommandUsage(e.stdout, c, commandFlags(c))
+		return nil
+	default:
+		return usagef("help takes at most one command, got %d arguments", len(args))
+	}
 }
 
 // commandFlags returns the flag set of c, defined but not parsed.

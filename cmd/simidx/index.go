@@ -55,67 +55,73 @@ Example:
 	simidx index --db licenses.db testdata/licenses
 	simidx index --db mail.db --input jsonl --text-field body mail.jsonl`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db     string
-			in     input.Flags
-			sf     indexflag.Settings
-			quiet  bool
-			noSync bool
-		)
-		fs.StringVar(&db, "db", "", "index file `PATH` (created if it does not exist)")
-		in.Add(fs)
-		sf.AddIndex(fs, true)
-		sf.AddText(fs)
-		fs.BoolVar(&noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
-		fs.BoolVarP(&quiet, "quiet", "q", false, "print no progress and no summary")
-		return func(ctx context.Context, e *env, args []string) error {
-			if db == "" {
-				return usagef("--db PATH is required")
-			}
-			if !in.Given(args) {
-				return usagef("no INPUT given (a file, a directory, or - for standard input)")
-			}
-			if err := in.Check(); err != nil {
-				return err
-			}
-			s, err := sf.Build()
-			if err != nil {
-				return err
-			}
-			con := console.New(e.stderr, "index")
-			r, err := input.Open(args, in, e.stdin, con)
-			if err != nil {
-				return err
-			}
-			_, statErr := os.Stat(db)
-			created := errors.Is(statErr, os.ErrNotExist)
-			x, err := openCreate(db, s, index.Options{NoSync: noSync})
-			if err != nil {
-				return err
-			}
-			res, err := load(ctx, x, r, con, e.stderr, quiet)
-			if cerr := x.Close(); err == nil && cerr != nil {
-				err = cerr
-			}
-			if errors.Is(err, errInterrupted) {
-				con.Messagef("simidx index: interrupted; committed %d documents to %s, which is consistent; run the command again to add the rest",
-					res.stats.Committed, db)
-				return err
-			}
-			if r.Docs() == 0 && res.stats.Committed == 0 {
-				// Nothing read adds nothing, not even a new index.
-				if created {
-					if rerr := os.Remove(db); rerr != nil && err == nil {
-						err = rerr
-					}
-					con.Messagef("simidx index: %s; %s not created", noDocuments(r), db)
-				} else {
-					con.Messagef("simidx index: %s; nothing added to %s", noDocuments(r), db)
-				}
-			}
-			return err
-		}
+		o := &indexOptions{}
+		fs.StringVar(&o.db, "db", "", "index file `PATH` (created if it does not exist)")
+		o.in.Add(fs)
+		o.sf.AddIndex(fs, true)
+		o.sf.AddText(fs)
+		fs.BoolVar(&o.noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
+		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary")
+		return func(ctx context.Context, e *env, args []string) error { return runIndex(ctx, e, o, args) }
 	},
+}
+
+// indexOptions are the flags of simidx index.
+type indexOptions struct {
+	db     string
+	in     input.Flags
+	sf     indexflag.Settings
+	quiet  bool
+	noSync bool
+}
+
+// runIndex runs simidx index: add the documents of args to --db.
+func runIndex(ctx context.Context, e *env, o *indexOptions, args []string) error {
+	if o.db == "" {
+		return usagef("--db PATH is required")
+	}
+	if !o.in.Given(args) {
+		return usagef("no INPUT given (a file, a directory, or - for standard input)")
+	}
+	if err := o.in.Check(); err != nil {
+		return err
+	}
+	s, err := o.sf.Build()
+	if err != nil {
+		return err
+	}
+	con := console.New(e.stderr, "index")
+	r, err := input.Open(args, o.in, e.stdin, con)
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(o.db)
+	created := errors.Is(statErr, os.ErrNotExist)
+	x, err := openCreate(o.db, s, index.Options{NoSync: o.noSync})
+	if err != nil {
+		return err
+	}
+	res, err := load(ctx, x, r, con, e.stderr, o.quiet)
+	if cerr := x.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	if errors.Is(err, errInterrupted) {
+		con.Messagef("simidx index: interrupted; committed %d documents to %s, which is consistent; run the command again to add the rest",
+			res.stats.Committed, o.db)
+		return err
+	}
+	if r.Docs() == 0 && res.stats.Committed == 0 {
+		// Nothing read adds nothing, not even a new index.
+		if created {
+			if rerr := os.Remove(o.db); rerr != nil && err == nil {
+				err = rerr
+			}
+			con.Messagef("simidx index: %s; %s not created", noDocuments(r), o.db)
+		} else {
+			con.Messagef("simidx index: %s; nothing added to %s", noDocuments(r), o.db)
+		}
+	}
+	return err
 }
 
 // unreadError says that some inputs could not be read, the others being

@@ -47,163 +47,169 @@ Example:
 	simidx query --db licenses.db --id Apache-2.0.txt --format jsonl
 	echo "some text" | simidx query --db licenses.db -`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db  string
-			q   indexflag.Query
-			ids []string
-			fps []string
-			in  input.Flags
-			out outputFlags
-		)
-		fs.StringVar(&db, "db", "", "index file `PATH`")
-		q.Add(fs, true)
-		fs.StringArrayVar(&ids, "id", nil, "query the stored document `ID` (repeatable)")
-		fs.StringArrayVar(&fps, "fingerprint", nil, "query a 64-bit fingerprint given in `HEX` (repeatable)")
-		in.Add(fs)
-		out.add(fs)
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(db); err != nil {
-				return err
-			}
-			if err := in.Check(); err != nil {
-				return err
-			}
-			if err := q.Check(); err != nil {
-				return err
-			}
-			var fpv []uint64
-			for _, s := range fps {
-				fp, ok := input.ParseHex(s)
-				if !ok {
-					return usagef("--fingerprint wants 1 to 16 hexadecimal digits, not %q", s)
-				}
-				fpv = append(fpv, fp)
-			}
-			if !in.Given(args) && len(ids) == 0 && len(fps) == 0 {
-				args = []string{"-"}
-			}
-			x, err := openExisting(db, true)
-			if err != nil {
-				return err
-			}
-			defer x.Close()
-			opts, err := q.Options(x)
-			if err != nil {
-				return err
-			}
-			if q.Threshold() && len(fps) > 0 {
-				return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
-			}
-			con := console.New(e.stderr, "query")
-			var r *input.Reader
-			if in.Given(args) {
-				if r, err = input.Open(args, in, e.stdin, con); err != nil {
-					return err
-				}
-				if q.Threshold() && r.HasFormat(input.Hashes) {
-					return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
-				}
-			}
-			w, err := out.open(e.stdout)
-			if err != nil {
-				return err
-			}
-			minHash := hasSimilarity(x, opts)
-			if minHash {
-				w.Header("QUERY", "ID", "DISTANCE", "SIMILARITY", "EXACT")
-			} else {
-				w.Header("QUERY", "ID", "DISTANCE", "EXACT")
-			}
-			// emit writes the matches of a query; sim says the query had
-			// text, and so a similarity to report (a fingerprint has none,
-			// nor has a match added as one).
-			emit := func(query string, ms []index.Match, sim bool) {
-				for _, m := range ms {
-					hasSim := minHash && sim && !fingerprintOnly(x, m.ID, m.Similarity)
-					// Whether the match is an exact copy is known when
-					// both have text.
-					var exact *bool
-					if m.Exact || (sim && !noText(x, m.ID)) {
-						exact = &m.Exact
-					}
-					if w.JSONL() {
-						rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance, Exact: exact}
-						if hasSim {
-							rec.Similarity = similarity(m.Similarity)
-						}
-						w.JSON(rec)
-					} else if minHash {
-						s := "-"
-						if hasSim {
-							s = showSimilarity(m.Similarity)
-						}
-						w.Row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s, exactCell(exact))
-					} else {
-						w.Row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), exactCell(exact))
-					}
-				}
-			}
-			err = func() error {
-				for _, id := range ids {
-					ms, err := x.QueryID(id, opts)
-					if errors.Is(err, index.ErrNotFound) {
-						return fmt.Errorf("no document %q in %s", id, db)
-					}
-					if err != nil {
-						return err
-					}
-					doc, err := x.Get(id)
-					if err != nil {
-						return err
-					}
-					emit(id, ms, !doc.Precomputed)
-				}
-				for i, fp := range fpv {
-					ms, err := x.QueryFingerprint(fp, opts)
-					if err != nil {
-						return err
-					}
-					emit(fps[i], ms, false)
-				}
-				if r == nil {
-					return nil
-				}
-				for d, err := range r.All(ctx) {
-					if err != nil {
-						return err
-					}
-					var ms []index.Match
-					if d.Precomputed {
-						ms, err = x.QueryFingerprint(d.Fingerprint, opts)
-					} else {
-						ms, err = x.Query(d.Text, opts)
-					}
-					if errors.Is(err, index.ErrTooLarge) {
-						// A document the index refuses is skipped like
-						// an unreadable one; the others are queried.
-						con.Warnf("%s: %v, skipped", d.ID, err)
-						r.CountInvalid()
-						continue
-					}
-					if err != nil {
-						return fmt.Errorf("%s: %w", d.ID, err)
-					}
-					emit(d.ID, ms, !d.Precomputed)
-				}
-				if n := r.Skipped(); n > 0 {
-					return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
-				}
-				return nil
-			}()
-			if cerr := w.Close(); err == nil {
-				err = cerr
-			}
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
+		o := &queryOptions{}
+		fs.StringVar(&o.db, "db", "", "index file `PATH`")
+		o.q.Add(fs, true)
+		fs.StringArrayVar(&o.ids, "id", nil, "query the stored document `ID` (repeatable)")
+		fs.StringArrayVar(&o.fps, "fingerprint", nil, "query a 64-bit fingerprint given in `HEX` (repeatable)")
+		o.in.Add(fs)
+		o.out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error { return runQuery(ctx, e, o, args) }
+	},
+}
+
+// queryOptions are the flags of simidx query.
+type queryOptions struct {
+	db  string
+	q   indexflag.Query
+	ids []string
+	fps []string
+	in  input.Flags
+	out outputFlags
+}
+
+// runQuery runs simidx query for args, --id and --fingerprint.
+func runQuery(ctx context.Context, e *env, o *queryOptions, args []string) error {
+	if err := o.out.check(o.db); err != nil {
+		return err
+	}
+	if err := o.in.Check(); err != nil {
+		return err
+	}
+	if err := o.q.Check(); err != nil {
+		return err
+	}
+	var fpv []uint64
+	for _, s := range o.fps {
+		fp, ok := input.ParseHex(s)
+		if !ok {
+			return usagef("--fingerprint wants 1 to 16 hexadecimal digits, not %q", s)
+		}
+		fpv = append(fpv, fp)
+	}
+	if !o.in.Given(args) && len(o.ids) == 0 && len(o.fps) == 0 {
+		args = []string{"-"}
+	}
+	x, err := openExisting(o.db, true)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	opts, err := o.q.Options(x)
+	if err != nil {
+		return err
+	}
+	if o.q.Threshold() && len(o.fps) > 0 {
+		return usagef("--min-similarity cannot be used with --fingerprint: a fingerprint has no MinHash signature")
+	}
+	con := console.New(e.stderr, "query")
+	var r *input.Reader
+	if o.in.Given(args) {
+		if r, err = input.Open(args, o.in, e.stdin, con); err != nil {
 			return err
 		}
-	},
+		if o.q.Threshold() && r.HasFormat(input.Hashes) {
+			return usagef("--min-similarity cannot be used with --input hashes: a fingerprint has no MinHash signature")
+		}
+	}
+	w, err := o.out.open(e.stdout)
+	if err != nil {
+		return err
+	}
+	minHash := hasSimilarity(x, opts)
+	if minHash {
+		w.Header("QUERY", "ID", "DISTANCE", "SIMILARITY", "EXACT")
+	} else {
+		w.Header("QUERY", "ID", "DISTANCE", "EXACT")
+	}
+	// emit writes the matches of a query; sim says the query had
+	// text, and so a similarity to report (a fingerprint has none,
+	// nor has a match added as one).
+	emit := func(query string, ms []index.Match, sim bool) {
+		for _, m := range ms {
+			hasSim := minHash && sim && !fingerprintOnly(x, m.ID, m.Similarity)
+			// Whether the match is an exact copy is known when
+			// both have text.
+			var exact *bool
+			if m.Exact || (sim && !noText(x, m.ID)) {
+				exact = &m.Exact
+			}
+			if w.JSONL() {
+				rec := queryRecord{Query: query, ID: m.ID, Distance: m.Distance, Exact: exact}
+				if hasSim {
+					rec.Similarity = similarity(m.Similarity)
+				}
+				w.JSON(rec)
+			} else if minHash {
+				s := "-"
+				if hasSim {
+					s = showSimilarity(m.Similarity)
+				}
+				w.Row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), s, exactCell(exact))
+			} else {
+				w.Row(cell(query), cell(m.ID), strconv.Itoa(m.Distance), exactCell(exact))
+			}
+		}
+	}
+	err = func() error {
+		for _, id := range o.ids {
+			ms, err := x.QueryID(id, opts)
+			if errors.Is(err, index.ErrNotFound) {
+				return fmt.Errorf("no document %q in %s", id, o.db)
+			}
+			if err != nil {
+				return err
+			}
+			doc, err := x.Get(id)
+			if err != nil {
+				return err
+			}
+			emit(id, ms, !doc.Precomputed)
+		}
+		for i, fp := range fpv {
+			ms, err := x.QueryFingerprint(fp, opts)
+			if err != nil {
+				return err
+			}
+			emit(o.fps[i], ms, false)
+		}
+		if r == nil {
+			return nil
+		}
+		for d, err := range r.All(ctx) {
+			if err != nil {
+				return err
+			}
+			var ms []index.Match
+			if d.Precomputed {
+				ms, err = x.QueryFingerprint(d.Fingerprint, opts)
+			} else {
+				ms, err = x.Query(d.Text, opts)
+			}
+			if errors.Is(err, index.ErrTooLarge) {
+				// A document the index refuses is skipped like
+				// an unreadable one; the others are queried.
+				con.Warnf("%s: %v, skipped", d.ID, err)
+				r.CountInvalid()
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.ID, err)
+			}
+			emit(d.ID, ms, !d.Precomputed)
+		}
+		if n := r.Skipped(); n > 0 {
+			return fmt.Errorf("%d %s skipped (see above)", n, plural(n, "input was", "inputs were"))
+		}
+		return nil
+	}()
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
 }
 
 // fingerprintOnly reports whether the stored document id of a match with

@@ -27,52 +27,58 @@ Example:
 	simidx stats --db licenses.db
 	simidx stats --db licenses.db --check --format jsonl`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		var (
-			db    string
-			check bool
-			out   outputFlags
-		)
-		fs.StringVar(&db, "db", "", "index file `PATH`")
-		fs.BoolVar(&check, "check", false, "verify the index (reads all of it)")
-		out.add(fs)
-		return func(ctx context.Context, e *env, args []string) error {
-			if err := out.check(db); err != nil {
-				return err
-			}
-			if len(args) > 0 {
-				return usagef("stats takes no arguments, got %q", strings.Join(args, " "))
-			}
-			x, err := openExisting(db, true)
-			if err != nil {
-				return err
-			}
-			defer x.Close()
-			st, err := x.Stats()
-			if err != nil {
-				return err
-			}
-			rec := newStatsRecord(db, x.Settings(), st)
-			if check {
-				if err := x.Check(); err != nil {
-					return fmt.Errorf("%s fails the check: %v", db, err)
-				}
-				ok := true
-				rec.Check = &ok
-			}
-			w, err := out.open(e.stdout)
-			if err != nil {
-				return err
-			}
-			if w.JSONL() {
-				w.JSON(rec)
-			} else {
-				for _, kv := range statsRows(rec) {
-					w.Row(kv[0], kv[1])
-				}
-			}
-			return w.Close()
-		}
+		o := &statsOptions{}
+		fs.StringVar(&o.db, "db", "", "index file `PATH`")
+		fs.BoolVar(&o.check, "check", false, "verify the index (reads all of it)")
+		o.out.add(fs)
+		return func(ctx context.Context, e *env, args []string) error { return runStats(ctx, e, o, args) }
 	},
+}
+
+// statsOptions are the flags of simidx stats.
+type statsOptions struct {
+	db    string
+	check bool
+	out   outputFlags
+}
+
+// runStats runs simidx stats: describe the index at --db.
+func runStats(ctx context.Context, e *env, o *statsOptions, args []string) error {
+	if err := o.out.check(o.db); err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usagef("stats takes no arguments, got %q", strings.Join(args, " "))
+	}
+	x, err := openExisting(o.db, true)
+	if err != nil {
+		return err
+	}
+	defer x.Close()
+	st, err := x.Stats()
+	if err != nil {
+		return err
+	}
+	rec := newStatsRecord(o.db, x.Settings(), st)
+	if o.check {
+		if err := x.Check(); err != nil {
+			return fmt.Errorf("%s fails the check: %v", o.db, err)
+		}
+		ok := true
+		rec.Check = &ok
+	}
+	w, err := o.out.open(e.stdout)
+	if err != nil {
+		return err
+	}
+	if w.JSONL() {
+		w.JSON(rec)
+	} else {
+		for _, kv := range statsRows(rec) {
+			w.Row(kv[0], kv[1])
+		}
+	}
+	return w.Close()
 }
 
 // statsRecord is the object of stats --format jsonl: the path, the fields

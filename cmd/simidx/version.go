@@ -21,15 +21,16 @@ version and platform.
 Example:
 
 	simidx version`,
-	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
-		return func(_ context.Context, e *env, args []string) error {
-			if len(args) > 0 {
-				return usagef("version takes no arguments")
-			}
-			_, err := fmt.Fprintln(e.stdout, versionString())
-			return err
-		}
-	},
+	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error { return runVersion },
+}
+
+// runVersion runs simidx version: print versionString.
+func runVersion(_ context.Context, e *env, args []string) error {
+	if len(args) > 0 {
+		return usagef("version takes no arguments")
+	}
+	_, err := fmt.Fprintln(e.stdout, versionString())
+	return err
 }
 
 // versionString is the line printed by simidx version.
