@@ -1,15 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/output"
@@ -90,26 +85,3 @@ func (o *outputFlags) open(stdout io.Writer) (*output.Writer, error) {
 	}
 	return output.New(stdout, o.format == "jsonl"), nil
 }
-
-// cell returns a document ID (or another name) as a table cell: as it is,
-// or quoted as a Go string if it has a control character (a tab or a
-// newline would break the table), is not valid UTF-8, or starts with a
-// double quote (and so would look quoted).
-func cell(id string) string {
-	if strings.HasPrefix(id, `"`) || !utf8.ValidString(id) || strings.IndexFunc(id, unicode.IsControl) >= 0 {
-		return strconv.Quote(id)
-	}
-	return id
-}
-
-// similarity cuts a similarity to four decimals for JSON, truncating, so
-// that it never shows a value across a threshold it does not reach
-// (0.59996 is 0.5999). An estimate is a multiple of 1/K: four decimals
-// keep what it says.
-func similarity(s float64) *float64 {
-	r := math.Floor(s*1e4+1e-7) / 1e4
-	return &r
-}
-
-// hex16 formats a fingerprint as 16 hexadecimal digits.
-func hex16(fp uint64) string { return fmt.Sprintf("%016x", fp) }
