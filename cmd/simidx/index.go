@@ -142,7 +142,9 @@ func load(ctx context.Context, x *index.Index, r *input.Reader, con *console.Con
 	start := time.Now()
 	r.Store = true
 	if !quiet && isTerminal(stderr) {
-		stop := startProgress(con, r, start)
+		stop := con.StartProgress(func() string {
+			return progressLine(r.Docs(), r.Bytes(), r.Total(), time.Since(start))
+		})
 		defer stop()
 	}
 	var empty, replaced []string
@@ -237,31 +239,6 @@ func summary(r *input.Reader, s index.LoadStats, elapsed time.Duration) string {
 		fmt.Fprintf(&b, " (%s)", strings.Join(r.SkipReasons(s.Skipped), ", "))
 	}
 	return b.String()
-}
-
-// startProgress draws the progress line at most ten times a second until
-// the returned function is called, which removes it.
-func startProgress(con *console.Console, r *input.Reader, start time.Time) func() {
-	done := make(chan struct{})
-	finished := make(chan struct{})
-	go func() {
-		defer close(finished)
-		t := time.NewTicker(100 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				con.Clear()
-				return
-			case <-t.C:
-				con.Progress(progressLine(r.Docs(), r.Bytes(), r.Total(), time.Since(start)))
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-finished
-	}
 }
 
 // progressLine is the progress line after elapsed: docs documents read, n

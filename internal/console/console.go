@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 )
 
 // MaxWarnings is how many warnings a Console prints before it only counts
@@ -82,6 +83,32 @@ func (c *Console) Progress(line string) {
 	c.shown = len(line)
 	if pad > 0 {
 		fmt.Fprintf(c.w, "\r%s", line)
+	}
+}
+
+// StartProgress draws the progress line that line returns at most ten
+// times a second, on a goroutine of its own, until the function it
+// returns is called, which removes the line.
+func (c *Console) StartProgress(line func() string) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(100 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				c.Clear()
+				return
+			case <-t.C:
+				c.Progress(line())
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
 	}
 }
 

@@ -3,7 +3,9 @@ package console
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // TestProgress checks that the progress line is redrawn in place, padded
@@ -44,5 +46,31 @@ func TestWarningsCapped(t *testing.T) {
 	con.Warnf("problem %d", 100)
 	if b.String() != "simidx index: problem 100\n" {
 		t.Errorf("with ShowAll: %q", b.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// TestStartProgress checks that the line is drawn while the progress runs
+// and removed when it stops.
+func TestStartProgress(t *testing.T) {
+	var b syncBuffer
+	con := New(&b, "index")
+	stop := con.StartProgress(func() string { return "indexing" })
+	time.Sleep(250 * time.Millisecond)
+	stop()
+	got := b.b.String()
+	if !strings.HasPrefix(got, "\rindexing") || !strings.HasSuffix(got, "\r        \r") {
+		t.Errorf("wrote %q", got)
 	}
 }
