@@ -32,6 +32,9 @@ type allConfig struct {
 	Quick   bool
 	Sizes   []int // index sizes
 	Command string
+	// Serve are the results of a run of the serve subcommand, for its
+	// section; without them the section says how to run it.
+	Serve *serveResults
 }
 
 // report collects every result of `all`.
@@ -63,12 +66,22 @@ func allMain(args []string) error {
 	quick := fset.Bool("quick", false, "small samples and sizes: a minute, not the real figures")
 	out := fset.String("out", "../docs", "directory for benchmarks.md and charts/")
 	sizes := fset.String("sizes", "", "index sizes, comma-separated (default 1e4,1e5,1e6,1e7; quick 1e4,1e5)")
+	serveResults := fset.String("serve-results", "", "the results that `FILE`, written by serve -json, holds, for the section on simidx serve under load (default: a note on how to run it)")
 	fset.Parse(args)
 	if *corpora == "" {
 		return fmt.Errorf("all: --corpora is required")
 	}
 	cfg := allConfig{Corpora: *corpora, Out: *out, Quick: *quick,
 		Command: "cd bench && go run . all " + strings.Join(args, " ")}
+	if *serveResults != "" {
+		// Read before the hours of the run, so that a wrong file fails
+		// at once.
+		res, err := readServeResults(*serveResults)
+		if err != nil {
+			return fmt.Errorf("all: --serve-results: %w", err)
+		}
+		cfg.Serve = res
+	}
 	s := *sizes
 	if s == "" {
 		s = "1e4,1e5,1e6,1e7"
@@ -355,12 +368,13 @@ func (r *report) markdown(w io.Writer) {
 	r.writePlanted(w)
 	r.writeSpeed(w)
 	writeGoBenches(w, r.GoBench, r.GoBenchCount, r.Cfg.Quick)
-	writeServeNote(w)
+	writeServeSection(w, r.Cfg.Serve)
 	r.writeFeatures(w)
 }
 
 // serveNote points to the load test of simidx serve, which takes too long
-// (and too much of the machine) to run with the other subcommands.
+// (and too much of the machine) to run with the other subcommands; it is
+// the section of the load test when all is given no results of it.
 const serveNote = `### simidx serve under load
 
 The load test of the HTTP server is not part of this run: it builds an index of a million
@@ -378,10 +392,6 @@ server's own latencies and the journal's and the index's commits of the same run
 depend on. ` + "`cd bench && go run . fsync -busy 3`" + ` measures the fdatasync of an append,
 alone and beside three busy threads, which bounds the durable adds.
 `
-
-func writeServeNote(w io.Writer) {
-	fmt.Fprint(w, serveNote+"\n")
-}
 
 // writeDefaults says which figure supports (or contradicts) each default.
 func (r *report) writeDefaults(w io.Writer) {

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -264,7 +265,7 @@ func TestAllQuick(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	start := time.Now()
-	r, err := runAll(allConfig{Corpora: dir, Out: out, Quick: true, Sizes: []int{2000}, Command: "test"}, io.Discard)
+	r, err := runAll(allConfig{Corpora: dir, Out: out, Quick: true, Sizes: []int{2000}, Command: "test", Serve: testServeResults()}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,10 +277,16 @@ func TestAllQuick(t *testing.T) {
 	for _, want := range []string{"## Defaults and the figures behind them", "## Ground truth on real corpora", "### spamassassin-body",
 		"## Recall versus distance on planted edits", "### Fingerprints", "### Index: queries, bulk load, Pairs",
 		"### simidx index end to end", "## Simhash feature choices", "corpora not found", "same pairs as the in-memory sort-based join",
-		"### Go benchmarks of the index and the server", "**QueryFingerprint: the table level.**", serveNote} {
+		"### Go benchmarks of the index and the server", "**QueryFingerprint: the table level.**", serveResultsIntro,
+		"| add | add | *cur/base* |  | 1.11x | 1.11x | 0.50x | 0.50x | 0.50x |  |  |  |  |\n"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("benchmarks.md lacks %q", want)
 		}
+	}
+	if section, ok := serveSection(string(md)); !ok {
+		t.Error("benchmarks.md has no section on simidx serve under load")
+	} else if res, err := embeddedServeResults(section); err != nil || !reflect.DeepEqual(res, testServeResults()) {
+		t.Errorf("the serve results copied into benchmarks.md: %+v, %v", res, err)
 	}
 	if sa := r.truthOf("spamassassin-body"); sa == nil || sa.Pairs < 20 {
 		t.Errorf("ground truth of the generated corpus: %+v", sa)
@@ -301,16 +308,54 @@ func TestFsyncProbe(t *testing.T) {
 	}
 }
 
-// TestServeNoteInDocs checks that the committed docs/benchmarks.md carries
-// the current serveNote, which says how to run the load test that all
-// leaves out: the note is edited in bench/all.go, and only a run of the
-// whole harness rewrites the file.
-func TestServeNoteInDocs(t *testing.T) {
+// TestServeSectionInDocs checks that the section of the committed
+// docs/benchmarks.md on simidx serve under load is what bench/all.go
+// writes: the current serveNote, which says how to run the load test that
+// all leaves out, or, when all was given --serve-results, the section
+// generated from the results copied after it. The note and the section
+// are edited in bench/, and only a run of the whole harness rewrites the
+// file.
+func TestServeSectionInDocs(t *testing.T) {
 	md, err := os.ReadFile(filepath.Join("..", "docs", "benchmarks.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), serveNote) {
-		t.Error("docs/benchmarks.md does not hold serveNote (bench/all.go): copy the note into it")
+	section, ok := serveSection(string(md))
+	if !ok {
+		t.Fatal("docs/benchmarks.md has no section \"### simidx serve under load\"")
 	}
+	res, err := embeddedServeResults(section)
+	if err != nil {
+		t.Fatalf("docs/benchmarks.md: %v", err)
+	}
+	var want strings.Builder
+	writeServeSection(&want, res)
+	if section != want.String() {
+		if res == nil {
+			t.Errorf("docs/benchmarks.md does not hold serveNote (bench/all.go): copy the note into it:\n%s", want.String())
+		} else {
+			t.Errorf("the serve section of docs/benchmarks.md is not the one bench/ generates from the results it holds; replace it with:\n%s", want.String())
+		}
+	}
+}
+
+// serveSection returns the section of md on simidx serve under load, up
+// to the next heading.
+func serveSection(md string) (string, bool) {
+	const head = "### simidx serve under load\n"
+	i := strings.Index(md, head)
+	if i < 0 {
+		return "", false
+	}
+	rest := md[i:]
+	end := len(rest)
+	for j := len(head); j < len(rest); {
+		line, _, _ := strings.Cut(rest[j:], "\n")
+		if strings.HasPrefix(line, "## ") || strings.HasPrefix(line, "### ") {
+			end = j
+			break
+		}
+		j += len(line) + 1
+	}
+	return rest[:end], true
 }

@@ -10,9 +10,9 @@
 //	go run . methods --corpora DIR [-max-docs N]
 //	go run . gobench [-count 3] [-quick]
 //	go run . scripts -corpora DIR
-//	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH]
+//	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH] [-baseline REV] [-json FILE]
 //	go run . fsync [-busy N] [-dir DIR]
-//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5]
+//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
 // load time, bytes on disk, query latency (p50/p99) beside a brute-force
@@ -48,7 +48,9 @@
 // manual pages of the corpora directory.
 //
 // serve: the load test of simidx serve (docs/server.md, "Load test"); too
-// long for all, it is run on its own.
+// long for all, it is run on its own. With -baseline REV it runs every
+// phase on the simidx of a git revision and on the current one, in turn;
+// -json writes its results, which all --serve-results puts in the report.
 //
 // fsync: a probe of the fdatasync of an append, alone and beside busy
 // threads, which bounds the durable adds of simidx serve.

@@ -63,17 +63,15 @@ func luaString(s string) string {
 	return string(b)
 }
 
-// runWrk measures the server with wrk, a load generator written in C, when
-// it is installed: it spends far less CPU per request than a Go client, so
-// on two cores it shows what the server itself sustains. The phases are
-// queries by the text of edited copies of stored documents, and durable
-// single-document adds.
-func runWrk(w io.Writer, c serveConfig, base, dir string, texts []string) error {
-	wrk, err := exec.LookPath("wrk")
-	if err != nil {
-		fmt.Fprintf(w, "\nwrk is not installed (apt-get install wrk): the wrk phases are skipped\n")
-		return nil
-	}
+// wrkPhase is a phase of wrk: the requests of a Lua script to a path.
+type wrkPhase struct {
+	name, path string
+	script     []byte
+}
+
+// wrkPhases returns wrk's phases: queries by the text of edited copies of
+// stored documents, and durable single-document adds.
+func wrkPhases(texts []string) []wrkPhase {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var q bytes.Buffer
 	q.WriteString("local bodies = {\n")
@@ -91,27 +89,56 @@ func runWrk(w io.Writer, c serveConfig, base, dir string, texts []string) error 
 		"  local t = {}\n  for j = 1, 40 do t[j] = words[math.random(#words)] end\n" +
 		"  local body = '{\"id\": \"wrk' .. tid .. '-' .. n .. '\", \"text\": \"' .. table.concat(t, ' ') .. '\"}'\n" +
 		"  return wrk.format(\"POST\", \"/v1/documents\", {[\"Content-Type\"] = \"application/json\"}, body)\nend\n")
-	fmt.Fprintf(w, "\nwith wrk (C load generator, 2 threads, %d connections, %s per phase):\n", c.Clients, c.Duration)
-	fmt.Fprintf(w, "%-6s %-6s %9s %10s %9s %9s %7s\n", "PHASE", "OP", "REQUESTS", "REQ/S", "P50", "P99", "NON-2XX")
-	for _, ph := range []struct {
-		name, path string
-		script     []byte
-	}{{"query", "/v1/query", q.Bytes()}, {"add", "/v1/documents", a.Bytes()}} {
+	return []wrkPhase{{"query", "/v1/query", q.Bytes()}, {"add", "/v1/documents", a.Bytes()}}
+}
+
+// runWrk measures the servers with wrk, a load generator written in C,
+// when it is installed: it spends far less CPU per request than a Go
+// client, so on two cores it shows what the server itself sustains. Each
+// of wrk's phases runs on each server in turn; the rows go to the servers'
+// results.
+func runWrk(w io.Writer, c serveConfig, servers []*serveServer, dir string, texts []string, res *serveResults) error {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		res.Wrk = "not installed (apt-get install wrk): the wrk phases are skipped"
+		fmt.Fprintf(w, "\nwrk is not installed (apt-get install wrk): the wrk phases are skipped\n")
+		return nil
+	}
+	res.Wrk = fmt.Sprintf("C load generator, 2 threads, %d connections, %s per phase", c.Clients, c.Duration)
+	fmt.Fprintf(w, "\nwith wrk (%s):\n", res.Wrk)
+	if len(servers) == 2 {
+		compareHeader(w)
+	} else {
+		fmt.Fprintf(w, "%-6s %-6s %9s %10s %9s %9s %7s\n", "PHASE", "OP", "REQUESTS", "REQ/S", "P50", "P99", "NON-2XX")
+	}
+	for _, ph := range wrkPhases(texts) {
 		script := filepath.Join(dir, ph.name+".lua")
 		if err := os.WriteFile(script, ph.script, 0o644); err != nil {
 			return err
 		}
-		secs := max(1, int(c.Duration.Seconds()))
-		cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", c.Clients), fmt.Sprintf("-d%ds", secs), "--latency", "-s", script, base+ph.path)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("wrk: %v\n%s", err, out)
+		rows := make([][]serveRow, len(servers))
+		for i, s := range servers {
+			drain(servers)
+			secs := max(1, int(c.Duration.Seconds()))
+			cmd := exec.Command(wrk, "-t2", fmt.Sprintf("-c%d", c.Clients), fmt.Sprintf("-d%ds", secs), "--latency", "-s", script, s.base+ph.path)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				return fmt.Errorf("wrk: %v\n%s", err, out)
+			}
+			r, err := parseWrk(string(out))
+			if err != nil {
+				return err
+			}
+			row := serveRow{Phase: "wrk", Op: ph.name, Requests: r.requests, ReqPerSec: r.reqPerSec, P50: msOf(r.p50), P99: msOf(r.p99), Errors: r.non2xx}
+			rows[i] = []serveRow{row}
+			s.res.Rows = append(s.res.Rows, row)
+			if len(servers) == 1 {
+				fmt.Fprintf(w, "%-6s %-6s %9d %10.0f %9s %9s %7d\n", ph.name, strings.TrimPrefix(ph.path, "/v1/"), r.requests, r.reqPerSec, ms(r.p50), ms(r.p99), r.non2xx)
+			}
 		}
-		r, err := parseWrk(string(out))
-		if err != nil {
-			return err
+		if len(servers) == 2 {
+			printCompareLines(w, rows)
 		}
-		fmt.Fprintf(w, "%-6s %-6s %9d %10.0f %9s %9s %7d\n", ph.name, strings.TrimPrefix(ph.path, "/v1/"), r.requests, r.reqPerSec, ms(r.p50), ms(r.p99), r.non2xx)
 	}
 	return nil
 }
