@@ -74,10 +74,9 @@ func (w *writeLog) apply() error {
 	if x.pend.snapshot().len() == 0 {
 		return nil
 	}
-	start := time.Now()
-	n, err := w.applyPending()
+	n, d, err := w.applyPending()
 	if f := w.opts.Events.Apply; f != nil {
-		f(ApplyInfo{Ops: n, Duration: time.Since(start), Err: err})
+		f(ApplyInfo{Ops: n, Duration: d, Err: err})
 	}
 	return err
 }
@@ -86,16 +85,18 @@ func (w *writeLog) apply() error {
 // fails the apply.
 var applyFault func() error
 
-func (w *writeLog) applyPending() (int, error) {
+// applyPending is apply's work: it returns the operations applied and the
+// time of the commits to the file.
+func (w *writeLog) applyPending() (int, time.Duration, error) {
 	x := w.x
 	if applyFault != nil {
 		if err := applyFault(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	if !w.closing {
 		if err := w.j.Prepare(); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	// The log's segments sealed hold exactly the operations of the parts
@@ -110,7 +111,7 @@ func (w *writeLog) applyPending() (int, error) {
 	}
 	w.appendMu.Unlock()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	// Last operation per ID wins: an add replaces, a delete removes.
 	last := map[string]*pendingOp{}
@@ -133,25 +134,27 @@ func (w *writeLog) applyPending() (int, error) {
 			docs = append(docs, probedDoc{ID: id, probe: op.probe})
 		}
 	}
+	start := time.Now()
 	if len(docs) > 0 {
 		if err := x.addProbed(docs...); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	if len(dels) > 0 {
 		if _, err := x.deleteDirect(dels...); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	// The file holds them, synced: queries find them there, and the log
 	// may forget them. A crash before the removal, or a removal that
 	// fails (retried with the next one), replays them, which changes
 	// nothing.
+	d := time.Since(start)
 	x.pend.dropSealed(parts, int(x.count.Load()))
 	if err := w.j.Remove(sealed); err != nil {
-		return len(order), err
+		return len(order), d, err
 	}
-	return len(order), nil
+	return len(order), d, nil
 }
 
 // flush commits every pending operation to the file, for the reads that
