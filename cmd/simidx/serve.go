@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"time"
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/indexflag"
+	"github.com/simidx/simidx/server"
 	"github.com/spf13/pflag"
 )
 
@@ -53,30 +52,29 @@ Example:
 	curl -s localhost:8080/v1/documents?if_unique=true -d '{"id":"ad1","text":"..."}'`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		var (
-			db      string
-			addr    string
-			sf      indexflag.Settings
-			noSync  bool
-			lim     serveLimits
-			timeout time.Duration
+			db     string
+			addr   string
+			sf     indexflag.Settings
+			noSync bool
+			f      serveFlags
 		)
 		fs.StringVar(&db, "db", "", "index file `PATH` (created if it does not exist)")
 		fs.StringVar(&addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0 picks a free port)")
 		sf.AddIndex(fs, true)
 		sf.AddText(fs)
 		fs.BoolVar(&noSync, "no-sync", false, "do not fsync the journal or the index (faster; a machine crash may lose acknowledged adds)")
-		fs.StringVar(&lim.idField, "id-field", "id", "JSON `field` of an added document's ID (other fields are ignored)")
-		fs.StringVar(&lim.textField, "text-field", "text", "JSON `field` of an added document's text")
-		fs.Int64Var(&lim.maxBody, "max-body", defaultMaxBody, "largest request body in `bytes`")
-		fs.IntVar(&lim.maxDocs, "max-docs", defaultMaxDocs, "most documents in one add request")
-		fs.IntVar(&lim.maxDocBytes, "max-doc-bytes", defaultMaxDocBytes, "largest document text in `bytes`")
-		fs.IntVar(&lim.groupDocs, "group-docs", defaultGroupDocs, "most documents committed together (a request is never split)")
-		fs.DurationVar(&lim.groupDelay, "group-delay", defaultGroupDelay, "longest wait for more adds before a commit")
-		fs.DurationVar(&lim.applyInterval, "apply-interval", defaultApplyInterval, "longest time between commits of the journal to the index")
-		fs.IntVar(&lim.applyDocs, "apply-docs", defaultApplyDocs, "journaled operations that start a commit to the index at once")
-		fs.IntVar(&lim.maxPending, "max-pending", defaultMaxPending, "journaled operations not yet in the index at which adds wait")
-		fs.DurationVar(&lim.readTimeout, "read-timeout", defaultReadTimeout, "longest time to read a request, its body included (a client that stalls is answered 400)")
-		fs.DurationVar(&timeout, "shutdown-timeout", 30*time.Second, "longest wait for requests in flight on shutdown")
+		fs.StringVar(&f.srv.IDField, "id-field", "id", "JSON `field` of an added document's ID (other fields are ignored)")
+		fs.StringVar(&f.srv.TextField, "text-field", "text", "JSON `field` of an added document's text")
+		fs.Int64Var(&f.srv.MaxBody, "max-body", server.DefaultMaxBody, "largest request body in `bytes`")
+		fs.IntVar(&f.srv.MaxDocs, "max-docs", server.DefaultMaxDocs, "most documents in one add request")
+		fs.IntVar(&f.srv.MaxDocBytes, "max-doc-bytes", server.DefaultMaxDocBytes, "largest document text in `bytes`")
+		fs.IntVar(&f.log.GroupDocs, "group-docs", defaultGroupDocs, "most documents committed together (a request is never split)")
+		fs.DurationVar(&f.log.GroupDelay, "group-delay", 0, "longest wait for more adds before a commit")
+		fs.DurationVar(&f.log.ApplyInterval, "apply-interval", defaultApplyInterval, "longest time between commits of the journal to the index")
+		fs.IntVar(&f.log.ApplyDocs, "apply-docs", defaultApplyDocs, "journaled operations that start a commit to the index at once")
+		fs.IntVar(&f.log.MaxPending, "max-pending", defaultMaxPending, "journaled operations not yet in the index at which adds wait")
+		fs.DurationVar(&f.srv.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request, its body included (a client that stalls is answered 400)")
+		fs.DurationVar(&f.srv.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "longest wait for requests in flight on shutdown")
 		return func(ctx context.Context, e *env, args []string) error {
 			if db == "" {
 				return usagef("--db PATH is required")
@@ -84,91 +82,95 @@ Example:
 			if len(args) > 0 {
 				return usagef("serve takes no arguments, got %q", args)
 			}
-			if err := lim.check(); err != nil {
+			if err := f.check(); err != nil {
 				return err
-			}
-			if timeout <= 0 {
-				return usagef("--shutdown-timeout must be positive, not %s", timeout)
 			}
 			s, err := sf.Build()
 			if err != nil {
 				return err
 			}
-			// A long-running server keeps the band filter: most band
-			// lookups of a query are then skipped. Its writes go through
-			// the index's write-ahead log, whose commits and applies the
-			// metrics count.
-			met := newMetrics()
-			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true, TableMirror: true, Log: lim.logOptions(met.logEvents(e.stderr))})
+			// A long-running server keeps the band filter and the table
+			// mirror: most band lookups of a query are then skipped, and
+			// the tables are read from memory. Its writes go through the
+			// index's write-ahead log, whose commits and applies the
+			// metrics count; a failed apply is retried by the index.
+			met := server.NewMetrics()
+			f.srv.Metrics = met
+			f.log.Events = met.LogEvents()
+			applied := f.log.Events.Apply
+			f.log.Events.Apply = func(a index.ApplyInfo) {
+				applied(a)
+				if a.Err != nil {
+					fmt.Fprintf(e.stderr, "simidx serve: applying the journal to the index: %v\n", a.Err)
+				}
+			}
+			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true, TableMirror: true, Log: &f.log})
 			if err != nil {
 				return err
 			}
 			defer tuneRuntime()()
-			srv, err := newServer(x, db, lim, met)
+			srv, err := server.New(x, &f.srv)
 			if err != nil {
 				x.Close()
 				return err
 			}
-			err = srv.listenAndServe(ctx, addr, timeout, func(a net.Addr) {
+			err = srv.ListenAndServe(ctx, addr, func(a net.Addr) {
 				fmt.Fprintf(e.stderr, "simidx serve: listening on http://%s (%s, %d documents)\n", a, db, x.Len())
 			})
-			if cerr := srv.close(); err == nil {
+			// Closing the index logs the writes still queued, commits every
+			// logged operation to the index file and removes the log; if
+			// the commit fails, the log stays for the next open to apply.
+			if cerr := x.Close(); err == nil {
 				err = cerr
 			}
 			if err == nil {
-				fmt.Fprintf(e.stderr, "simidx serve: stopped; %s closed with %d documents\n", db, srv.docsAtClose)
+				fmt.Fprintf(e.stderr, "simidx serve: stopped; %s closed with %d documents\n", db, x.Len())
 			}
 			return err
 		}
 	},
 }
 
-// Default limits of serve.
+// Defaults of the flags of the index's write-ahead log: those of
+// index.LogOptions, shown in the help.
 const (
-	defaultMaxBody     = 32 << 20
-	defaultMaxDocs     = 10_000
-	defaultMaxDocBytes = 16 << 20 // index.MaxDocSize
-	defaultGroupDocs   = 10_000
-	defaultGroupDelay  = 0
-
+	defaultGroupDocs     = 10_000
 	defaultApplyInterval = 200 * time.Millisecond
 	defaultApplyDocs     = 4096
 	defaultMaxPending    = 65536
-	defaultReadTimeout   = time.Minute
 )
 
-// listenAndServe serves HTTP on addr until ctx is cancelled, then shuts
-// down gracefully: no new connections, requests in flight finished (within
-// timeout). ready is called with the address once listening.
-func (s *server) listenAndServe(ctx context.Context, addr string, timeout time.Duration, ready func(net.Addr)) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %v", addr, err)
+// serveFlags are the flags of serve that tune the server and the index's
+// write-ahead log.
+type serveFlags struct {
+	srv server.Options
+	log index.LogOptions
+}
+
+// check returns a usage error for a flag out of range. (Zero, which the
+// options read as their default, is refused as a value of a flag.)
+func (f *serveFlags) check() error {
+	switch {
+	case f.srv.MaxBody <= 0:
+		return usagef("--max-body must be positive, not %d", f.srv.MaxBody)
+	case f.srv.MaxDocs <= 0:
+		return usagef("--max-docs must be positive, not %d", f.srv.MaxDocs)
+	case f.srv.MaxDocBytes <= 0 || f.srv.MaxDocBytes > index.MaxDocSize:
+		return usagef("--max-doc-bytes must be 1 to %d, not %d", index.MaxDocSize, f.srv.MaxDocBytes)
+	case f.log.GroupDocs <= 0:
+		return usagef("--group-docs must be positive, not %d", f.log.GroupDocs)
+	case f.log.GroupDelay < 0:
+		return usagef("--group-delay must not be negative, not %s", f.log.GroupDelay)
+	case f.log.ApplyInterval <= 0:
+		return usagef("--apply-interval must be positive, not %s", f.log.ApplyInterval)
+	case f.log.ApplyDocs <= 0:
+		return usagef("--apply-docs must be positive, not %d", f.log.ApplyDocs)
+	case f.log.MaxPending <= 0:
+		return usagef("--max-pending must be positive, not %d", f.log.MaxPending)
+	case f.srv.ReadTimeout <= 0:
+		return usagef("--read-timeout must be positive, not %s", f.srv.ReadTimeout)
+	case f.srv.ShutdownTimeout <= 0:
+		return usagef("--shutdown-timeout must be positive, not %s", f.srv.ShutdownTimeout)
 	}
-	hs := &http.Server{
-		Handler:           s,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       s.lim.readTimeout,
-		IdleTimeout:       2 * time.Minute,
-	}
-	if s.lim.readTimeout > 0 {
-		hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, s.lim.readTimeout)
-	}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	ready(ln.Addr())
-	select {
-	case err := <-served:
-		return fmt.Errorf("serving on %s: %v", addr, err)
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	err = hs.Shutdown(sctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		hs.Close()
-		return fmt.Errorf("requests still running after %s were cut off; every acknowledged add is committed", timeout)
-	}
-	<-served
-	return err
+	return nil
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -315,119 +313,6 @@ func TestServeDeletesOrdered(t *testing.T) {
 	if !strings.Contains(r.stdout, "2") {
 		t.Errorf("stats after the stop: %s", r.stdout)
 	}
-}
-
-// TestServePendingAgreesWithIndex checks that queries answered partly from
-// pending documents (journaled, not yet in the index file) give exactly
-// what index.Query gives on an index holding the same documents, for
-// several index settings and query options.
-func TestServePendingAgreesWithIndex(t *testing.T) {
-	ents, err := os.ReadDir(licenses)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var docs []index.Doc
-	for i, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(licenses, e.Name()))
-		docs = append(docs, index.Doc{ID: e.Name(), Text: b})
-		if i%5 == 0 {
-			docs = append(docs, index.Doc{ID: e.Name() + "-copy", Text: b})
-		}
-	}
-	for _, tc := range []struct {
-		name   string
-		flags  []string
-		s      index.Settings
-		params []string
-	}{
-		{"simhash", []string{"--no-minhash"}, index.Settings{NoMinHash: true}, []string{"", "?k=1", "?limit=2"}},
-		{"default (minhash)", nil, index.Settings{}, []string{"", "?k=1", "?min_similarity=0", "?min_similarity=0.4", "?min_similarity=0.8&limit=1"}},
-		{"nshash", []string{"--method", "nshash"}, index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}, []string{"", "?k=2"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			// The reference: every document, committed.
-			ref, err := index.Open(filepath.Join(dir, "ref.db"), &index.Options{Settings: &tc.s, NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ref.Close()
-			if err := ref.Add(docs...); err != nil {
-				t.Fatal(err)
-			}
-			// The server: half committed before it starts, half journaled
-			// (never applied while the test runs), some replaced by an
-			// unrelated text first and then restored.
-			db := filepath.Join(dir, "s.db")
-			x, err := index.Open(db, &index.Options{Settings: &tc.s, NoSync: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			half := len(docs) / 2
-			x.Add(docs[:half]...)
-			x.Add(index.Doc{ID: "removed", Text: []byte("a stored document deleted through the server")})
-			x.Close()
-			ts := startServer(t, db, append([]string{"--apply-interval", "1h"}, tc.flags...)...)
-			u := ts.url
-			for i, d := range docs[half:] {
-				if i%7 == 0 {
-					mustDo(t, "POST", u+"/v1/documents", docsJSON([2]string{d.ID, "something else entirely for a while"}), 200)
-				}
-				mustDo(t, "POST", u+"/v1/documents", docsJSON([2]string{d.ID, string(d.Text)}), 200)
-			}
-			mustDo(t, "DELETE", u+"/v1/documents/removed", "", 200)
-			m := mustDo(t, "GET", u+"/metrics", "", 200).body
-			if !strings.Contains(m, "simidx_journal_pending_operations ") || strings.Contains(m, "simidx_journal_pending_operations 0\n") {
-				t.Fatalf("nothing pending: the test would not exercise the pending documents")
-			}
-			for _, p := range tc.params {
-				minHash := ref.Settings().MinHash || ref.Settings().Text.Method.IsSet() // a similarity is reported
-				opts, _, err := (&server{maxK: 3, minHash: minHash}).queryOptions(paramMap(p))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i, d := range docs {
-					want, err := ref.Query(d.Text, &opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					q, _ := json.Marshal(map[string]string{"text": string(d.Text)})
-					r := mustDo(t, "POST", u+"/v1/query"+p, string(q), 200)
-					wantBody, _ := json.Marshal(map[string]any{"matches": matchRecords(want, minHash, true)})
-					if strings.TrimSpace(r.body) != string(wantBody) {
-						t.Fatalf("query%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
-					}
-					if i%3 != 0 {
-						continue
-					}
-					want, err = ref.QueryID(d.ID, &opts)
-					if err != nil {
-						t.Fatal(err)
-					}
-					r = mustDo(t, "GET", u+"/v1/documents/"+d.ID+"/similar"+p, "", 200)
-					wantBody, _ = json.Marshal(map[string]any{"id": d.ID, "matches": matchRecords(want, minHash, true)})
-					if strings.TrimSpace(r.body) != string(wantBody) {
-						t.Fatalf("similar%s %s:\n got %s\nwant %s", p, d.ID, r.body, wantBody)
-					}
-				}
-			}
-			// if_unique sees pending documents: a copy of each is refused.
-			for _, d := range slices.Clip(docs[half:])[:5] {
-				mustDo(t, "POST", u+"/v1/documents?if_unique=true", docsJSON([2]string{d.ID + "-again", string(d.Text)}), 409)
-			}
-		})
-	}
-}
-
-// paramMap parses "?a=1&b=2" into a map.
-func paramMap(p string) map[string]string {
-	out := map[string]string{}
-	for kv := range strings.SplitSeq(strings.TrimPrefix(p, "?"), "&") {
-		if k, v, ok := strings.Cut(kv, "="); ok {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 // tryDo sends a request and reads the answer, returning transport errors

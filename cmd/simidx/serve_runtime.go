@@ -15,10 +15,10 @@ const serveGCPercent = 400
 // that restores it. Settings given in the environment (GOMAXPROCS, GOGC)
 // are left alone.
 //
-//   - One P more than GOMAXPROCS: the background commits to the index
-//     (applier.loop) hold a P for tenths of a second at a time, much of it
-//     waiting on page faults of the mapped file that do not release the
-//     P; the extra P keeps one P per CPU for requests.
+//   - One P more than GOMAXPROCS: the index's background commits of its
+//     write-ahead log to its file hold a P for tenths of a second at a
+//     time, much of it waiting on page faults of the mapped file that do
+//     not release the P; the extra P keeps one P per CPU for requests.
 //   - GOGC 400: the index is memory-mapped, not on the heap, so the live heap
 //     is small and the default GOGC (100) collects after every few MB of
 //     allocation, which a large index commit makes quickly. The heap may

@@ -17,7 +17,7 @@ import (
 )
 
 // byteOrderMark is the UTF-8 encoding of U+FEFF, the byte order mark, which
-// the readers of files and of request bodies skip.
+// the readers of files skip.
 const byteOrderMark = "\xef\xbb\xbf"
 
 // trimPathError drops the operation from a *fs.PathError: "x: permission
@@ -28,13 +28,6 @@ func trimPathError(path string, err error) error {
 		return fmt.Errorf("%s: %v", path, pe.Err)
 	}
 	return err
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "..."
 }
 
 // showSimilarity formats a similarity for a table with two decimals,

@@ -1,10 +1,12 @@
-package main
+package server
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"os"
 	rtmetrics "runtime/metrics"
 	"slices"
@@ -73,8 +75,13 @@ type requestKey struct {
 	code          int
 }
 
-// metrics are the server's counters, exported at /metrics.
-type metrics struct {
+// Metrics count the requests of a Server and the group commits and applies
+// of its index's write-ahead log, for GET /metrics, where they are written
+// with gauges read from the index and the Go runtime (docs/server.md lists
+// them). Counting costs a few atomic additions per request, commit or
+// apply, and a map lookup under a mutex per request. It is safe for
+// concurrent use.
+type Metrics struct {
 	mu       sync.Mutex
 	requests map[requestKey]*histogram
 
@@ -95,8 +102,10 @@ type metrics struct {
 	applySize   *histogram
 }
 
-func newMetrics() *metrics {
-	return &metrics{
+// NewMetrics returns Metrics at zero; the uptime they report counts from
+// now.
+func NewMetrics() *Metrics {
+	return &Metrics{
 		requests:   map[requestKey]*histogram{},
 		commitTime: newHistogram(latencyBuckets),
 		groupSize:  newHistogram(groupBuckets),
@@ -107,7 +116,7 @@ func newMetrics() *metrics {
 }
 
 // request records a request answered with code after d.
-func (m *metrics) request(method, route string, code int, d time.Duration) {
+func (m *Metrics) request(method, route string, code int, d time.Duration) {
 	switch method {
 	case "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS":
 	default:
@@ -124,26 +133,17 @@ func (m *metrics) request(method, route string, code int, d time.Duration) {
 	h.observe(d.Seconds())
 }
 
-// logEvents returns the functions through which the index's write-ahead
-// log reports its group commits and applies to m; a failed apply is also
-// told on w.
-func (m *metrics) logEvents(w io.Writer) *index.LogEvents {
-	return &index.LogEvents{
-		Commit: m.commit,
-		Apply: func(a index.ApplyInfo) {
-			m.applied(a)
-			if a.Err != nil {
-				// The operations stay pending and logged; the next apply
-				// retries them.
-				fmt.Fprintf(w, "simidx serve: applying the journal to the index: %v\n", a.Err)
-			}
-		},
-	}
+// LogEvents returns the functions through which the index's write-ahead
+// log reports its group commits and applies to m: give them to index.Open
+// in index.LogOptions.Events. A program that wants to be told of a failed
+// apply too (the index retries it) wraps the Apply function.
+func (m *Metrics) LogEvents() *index.LogEvents {
+	return &index.LogEvents{Commit: m.commit, Apply: m.applied}
 }
 
 // commit records a group commit. A group whose documents if_unique all
 // refused logs nothing: it counts only the refusals.
-func (m *metrics) commit(c index.CommitInfo) {
+func (m *Metrics) commit(c index.CommitInfo) {
 	m.rejected.Add(int64(c.Refused))
 	n := c.Adds + c.Deletes
 	if n == 0 {
@@ -162,7 +162,7 @@ func (m *metrics) commit(c index.CommitInfo) {
 }
 
 // applied records a commit of logged operations to the index file.
-func (m *metrics) applied(a index.ApplyInfo) {
+func (m *Metrics) applied(a index.ApplyInfo) {
 	if a.Err != nil {
 		m.applyErrors.Add(1)
 		return
@@ -173,8 +173,21 @@ func (m *metrics) applied(a index.ApplyInfo) {
 	m.applySize.observe(float64(a.Ops))
 }
 
+// handleMetrics is GET /metrics.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	s.met.write(&b, s)
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
 // write writes every metric in the Prometheus text format.
-func (m *metrics) write(w io.Writer, s *server) {
+func (m *Metrics) write(w io.Writer, s *Server) {
 	m.mu.Lock()
 	keys := make([]requestKey, 0, len(m.requests))
 	for k := range m.requests {
@@ -217,7 +230,7 @@ func (m *metrics) write(w io.Writer, s *server) {
 	}
 	gauge("simidx_documents", "Documents in the index, those journaled and not yet committed included.", s.x.Len())
 	var size int64
-	if fi, err := os.Stat(s.db); err == nil {
+	if fi, err := os.Stat(s.path); err == nil {
 		size = fi.Size()
 	}
 	gauge("simidx_index_file_bytes", "Size of the index file in bytes.", size)

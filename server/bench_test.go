@@ -1,4 +1,4 @@
-package main
+package server
 
 import (
 	"bytes"
@@ -27,12 +27,10 @@ func (w *discardWriter) Header() http.Header         { return w.h }
 func (w *discardWriter) WriteHeader(code int)        { w.status = code }
 func (w *discardWriter) Write(b []byte) (int, error) { w.n += len(b); return len(b), nil }
 
-// benchServer returns a server on x, the index at db, with the default
-// limits.
-func benchServer(b *testing.B, x *index.Index, db string) *server {
+// benchServer returns a server on x with the default options.
+func benchServer(b *testing.B, x *index.Index) *Server {
 	b.Helper()
-	s, err := newServer(x, db, serveLimits{maxBody: defaultMaxBody, maxDocs: defaultMaxDocs, maxDocBytes: defaultMaxDocBytes,
-		groupDocs: defaultGroupDocs, applyInterval: defaultApplyInterval, applyDocs: defaultApplyDocs, maxPending: defaultMaxPending}, newMetrics())
+	s, err := New(x, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -42,8 +40,8 @@ func benchServer(b *testing.B, x *index.Index, db string) *server {
 // BenchmarkServeQuery measures POST /v1/query through the server's
 // handler, without the network: parsing, the query, the answer and the
 // metrics, on an index of 20,000 texts; half the queries are edited copies
-// of stored texts. Compare with BenchmarkQueryProbe-like figures of the
-// index package for the share of the HTTP layer.
+// of stored texts. Compare with BenchmarkQueryText and BenchmarkQueryEdited
+// of the index package for the share of the HTTP layer.
 func BenchmarkServeQuery(b *testing.B) {
 	db := filepath.Join(b.TempDir(), "bench.db")
 	st := index.DefaultSettings()
@@ -73,8 +71,8 @@ func BenchmarkServeQuery(b *testing.B) {
 	if err := x.Add(docs...); err != nil {
 		b.Fatal(err)
 	}
-	s := benchServer(b, x, db)
-	defer s.close()
+	defer x.Close()
+	s := benchServer(b, x)
 	bodies := make([][]byte, 1000)
 	size := 0
 	for i := range bodies {
@@ -115,8 +113,8 @@ func BenchmarkParseDocs(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := benchServer(b, x, db)
-	defer s.close()
+	defer x.Close()
+	s := benchServer(b, x)
 	rng := rand.New(rand.NewPCG(3, 4))
 	doc := func(i int) map[string]string {
 		ws := make([]string, 30+rng.IntN(50))

@@ -1,56 +1,80 @@
-package main
+package server
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"math"
+	"net/http"
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/simidx/simidx/internal/jsondoc"
+	"github.com/simidx/simidx/index"
 )
 
-// The query endpoint's common request and answer are parsed and written by
-// hand: encoding/json's reflection took a fifth of the handler's CPU (see
-// BenchmarkServeQuery). Anything out of the common form goes through
-// encoding/json, and the tests hold the two to the same results.
+// writeJSON answers v, as encoding/json writes it without escaping HTML,
+// with status.
+func writeJSON(w http.ResponseWriter, status int, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return writeJSONBytes(w, status, b.Bytes())
+}
 
-// fastQueryText returns the text of a query body of the common form
-// {"text": "..."}, with a string free of escapes and control characters
-// and in valid UTF-8: the string encoding/json decodes it to. ok is false
-// for any other body, to be decoded in full. It costs one pass over b.
-func fastQueryText(b []byte) (text string, ok bool) {
-	const key = `"text"`
-	i := jsondoc.SkipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return "", false
-	}
-	i = jsondoc.SkipSpace(b, i+1)
-	if len(b)-i < len(key) || string(b[i:i+len(key)]) != key {
-		return "", false
-	}
-	i = jsondoc.SkipSpace(b, i+len(key))
-	if i >= len(b) || b[i] != ':' {
-		return "", false
-	}
-	i = jsondoc.SkipSpace(b, i+1)
-	if i >= len(b) || b[i] != '"' {
-		return "", false
-	}
-	start := i + 1
-	end := start
-	for ; end < len(b) && b[end] != '"'; end++ {
-		if c := b[end]; c == '\\' || c < 0x20 {
-			return "", false
+// writeJSONBytes answers the JSON b with status.
+func writeJSONBytes(w http.ResponseWriter, status int, b []byte) error {
+	h := w.Header()
+	h["Content-Type"] = jsonContentType
+	h["Content-Length"] = []string{strconv.Itoa(len(b))}
+	w.WriteHeader(status)
+	_, err := w.Write(b)
+	return err
+}
+
+// jsonContentType is the Content-Type header of every answer but the
+// metrics; net/http only reads it.
+var jsonContentType = []string{"application/json"}
+
+// matchRecord is a match as answered: the JSON of simidx query.
+type matchRecord struct {
+	ID         string   `json:"id"`
+	Distance   int      `json:"distance"`
+	Similarity *float64 `json:"similarity,omitempty"`
+	Exact      *bool    `json:"exact,omitempty"`
+}
+
+// matchRecords returns the answers of ms: with their similarity if sim,
+// and whether each is an exact copy of the query if text (a query with
+// text; a match stored as a fingerprint is then no exact copy).
+func matchRecords(ms []index.Match, sim, text bool) []matchRecord {
+	out := make([]matchRecord, len(ms))
+	for i := range ms {
+		m := &ms[i]
+		out[i] = matchRecord{ID: m.ID, Distance: m.Distance}
+		if sim {
+			out[i].Similarity = similarity(m.Similarity)
+		}
+		if text {
+			out[i].Exact = &m.Exact
 		}
 	}
-	if end >= len(b) || !utf8.Valid(b[start:end]) {
-		return "", false
-	}
-	i = jsondoc.SkipSpace(b, end+1)
-	if i >= len(b) || b[i] != '}' || jsondoc.SkipSpace(b, i+1) != len(b) {
-		return "", false
-	}
-	return string(b[start:end]), true
+	return out
 }
+
+// similarity cuts a similarity to four decimals for JSON, truncating, so
+// that it never shows a value across a threshold it does not reach
+// (0.59996 is 0.5999). An estimate is a multiple of 1/K: four decimals
+// keep what it says. simidx query writes the same.
+func similarity(s float64) *float64 {
+	r := math.Floor(s*1e4+1e-7) / 1e4
+	return &r
+}
+
+// hex16 formats a fingerprint as 16 hexadecimal digits.
+func hex16(fp uint64) string { return fmt.Sprintf("%016x", fp) }
 
 const hexDigits = "0123456789abcdef"
 

@@ -1,0 +1,210 @@
+package server
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/simidx/simidx/index"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxBody         = 32 << 20         // bytes of a request body
+	DefaultMaxDocs         = 10_000           // documents in one add request
+	DefaultMaxDocBytes     = index.MaxDocSize // bytes of a document's text
+	DefaultReadTimeout     = time.Minute
+	DefaultShutdownTimeout = 30 * time.Second
+)
+
+// Options configure a Server. A nil *Options means the zero Options, whose
+// fields all select the documented defaults. They bound what one request
+// may hold; how writes are grouped, logged and committed is the index's
+// (index.LogOptions, given to index.Open).
+//
+// The error messages of the limits name them by the flags of simidx serve
+// (--max-body, --max-docs, --max-doc-bytes).
+type Options struct {
+	// IDField and TextField name the JSON fields of an added document's ID
+	// and text; other fields are ignored, so that a corpus's records can
+	// be posted as they are. Empty means "id" and "text".
+	IDField, TextField string
+
+	// MaxBody is the largest request body in bytes; a larger one is
+	// answered 413. Zero means DefaultMaxBody. A body is held in memory
+	// whole while its request runs.
+	MaxBody int64
+
+	// MaxDocs is the most documents one add request may hold. Zero means
+	// DefaultMaxDocs.
+	MaxDocs int
+
+	// MaxDocBytes is the largest text of a document added or queried, in
+	// bytes. Zero means DefaultMaxDocBytes, which is also the most it may
+	// be.
+	MaxDocBytes int
+
+	// ReadTimeout is the longest time Serve gives a request to arrive, its
+	// body included: a client that stalls in the middle of a body is
+	// answered 400 and its connection closed. Zero means
+	// DefaultReadTimeout; a negative value, no limit. It applies to Serve
+	// and ListenAndServe only: a program that serves the Server with an
+	// http.Server of its own sets that one's timeouts.
+	ReadTimeout time.Duration
+
+	// ShutdownTimeout is the longest Serve waits for the requests in
+	// flight once its context is cancelled. Zero means
+	// DefaultShutdownTimeout.
+	ShutdownTimeout time.Duration
+
+	// Metrics collects what GET /metrics reports. To count the group
+	// commits and applies of the index's write-ahead log too, open the
+	// index with Metrics.LogEvents in index.LogOptions.Events. Nil means a
+	// Metrics of the Server's own, whose commit and apply metrics stay
+	// zero. A Metrics serves one Server.
+	Metrics *Metrics
+}
+
+// Server answers the HTTP API of simidx serve (docs/server.md) over an
+// open index. It is an http.Handler, safe for concurrent use.
+//
+// Each add or delete request is one call of the index's Add, AddIfUnique
+// or Delete: with the index's write-ahead log (the default), durable when
+// it is answered, and seen by every query that starts after. Queries
+// never wait for writes. GET /v1/stats commits the pending operations to
+// the index file and reads every table page, a time that grows with the
+// index; GET /healthz costs nothing.
+type Server struct {
+	x       *index.Index
+	path    string // the index's path, as in its answers
+	opts    Options
+	maxK    int  // the index's k
+	minHash bool // the index reports a similarity (MinHash, a set method)
+	sets    bool // the index stores shingle sets: verify=true works
+	met     *Metrics
+	mux     *http.ServeMux
+}
+
+// New returns a Server that answers from x, an index open for writing
+// (see index.Options: BandFilter and TableMirror speed up the queries of a
+// long-running server). The Server does not own x: the caller closes it
+// once the Server is done (after Serve returns), which commits every
+// logged operation to the index file. New returns an error for options
+// out of range or for settings of x that fingerprint no text.
+func New(x *index.Index, opts *Options) (*Server, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	switch {
+	case o.MaxBody < 0:
+		return nil, fmt.Errorf("server: MaxBody must not be negative, not %d", o.MaxBody)
+	case o.MaxDocs < 0:
+		return nil, fmt.Errorf("server: MaxDocs must not be negative, not %d", o.MaxDocs)
+	case o.MaxDocBytes < 0 || o.MaxDocBytes > index.MaxDocSize:
+		return nil, fmt.Errorf("server: MaxDocBytes must be 0 to %d, not %d", index.MaxDocSize, o.MaxDocBytes)
+	case o.ShutdownTimeout < 0:
+		return nil, fmt.Errorf("server: ShutdownTimeout must not be negative, not %s", o.ShutdownTimeout)
+	}
+	o.IDField = cmp.Or(o.IDField, "id")
+	o.TextField = cmp.Or(o.TextField, "text")
+	o.MaxBody = cmp.Or(o.MaxBody, DefaultMaxBody)
+	o.MaxDocs = cmp.Or(o.MaxDocs, DefaultMaxDocs)
+	o.MaxDocBytes = cmp.Or(o.MaxDocBytes, DefaultMaxDocBytes)
+	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
+	o.ShutdownTimeout = cmp.Or(o.ShutdownTimeout, DefaultShutdownTimeout)
+	if o.Metrics == nil {
+		o.Metrics = NewMetrics()
+	}
+	st := x.Settings()
+	if _, err := index.NewFingerprinter(&st); err != nil {
+		return nil, err
+	}
+	s := &Server{x: x, path: x.Path(), opts: o, maxK: max(st.MaxDistance, 0), minHash: st.MinHash || st.Text.Method.IsSet(),
+		sets: st.StoreShingles && !st.Text.Method.IsSet(), met: o.Metrics}
+	s.mux = s.routes()
+	return s, nil
+}
+
+// ServeHTTP answers a request of the API; errors are answered as
+// {"error": "..."} with their status. Each request is counted in the
+// metrics by method, route and status.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK, route: routeOther}
+	s.mux.ServeHTTP(rec, r)
+	s.met.request(r.Method, rec.route, rec.status, time.Since(start))
+}
+
+// recorder remembers the status written and the route of the request
+// (set by the endpoint that answers it).
+type recorder struct {
+	http.ResponseWriter
+	status int
+	route  string
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap returns the ResponseWriter, for http.ResponseController.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// ListenAndServe listens on the TCP address addr (port 0 picks a free
+// port), calls ready, if not nil, with the address listened on, and
+// serves as Serve does until ctx is cancelled.
+func (s *Server) ListenAndServe(ctx context.Context, addr string, ready func(net.Addr)) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %v", addr, err)
+	}
+	return s.serve(ctx, ln, addr, ready)
+}
+
+// Serve serves HTTP on ln until ctx is cancelled, then shuts down
+// gracefully: it closes ln and the idle connections, waits for the
+// requests in flight (at most Options.ShutdownTimeout, after which it
+// closes their connections and returns an error) and returns nil. It
+// returns an error at once if ln fails. It does not close the index.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	return s.serve(ctx, ln, ln.Addr().String(), nil)
+}
+
+// serve is Serve, naming the address addr in its errors.
+func (s *Server) serve(ctx context.Context, ln net.Listener, addr string, ready func(net.Addr)) error {
+	hs := &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	if t := s.opts.ReadTimeout; t > 0 {
+		hs.ReadTimeout = t
+		hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, t)
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	if ready != nil {
+		ready(ln.Addr())
+	}
+	select {
+	case err := <-served:
+		return fmt.Errorf("serving on %s: %v", addr, err)
+	case <-ctx.Done():
+	}
+	timeout := s.opts.ShutdownTimeout
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	err := hs.Shutdown(sctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		hs.Close()
+		return fmt.Errorf("requests still running after %s were cut off; every acknowledged add is committed", timeout)
+	}
+	<-served
+	return err
+}

@@ -1,0 +1,64 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
+)
+
+// handleStats is GET /v1/stats: the object of simidx stats --format jsonl,
+// and the operations logged and not yet in the index file.
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	// Stats commits the logged operations to the index file first.
+	st, err := s.x.Stats()
+	if err != nil {
+		return err
+	}
+	// Documents logged since, and not yet committed, count as documents.
+	st.Docs = s.x.Len()
+	set := s.x.Settings()
+	return writeJSON(w, http.StatusOK, struct {
+		Path string `json:"path"`
+		index.Stats
+		StoreShingles bool           `json:"store_shingles"`
+		Text          map[string]any `json:"text"`
+		Pending       int            `json:"journal_pending"`
+	}{s.path, st, set.StoreShingles, namedText(set.Text), s.x.LogStats().Pending})
+}
+
+// namedText returns the JSON object of t with its kinds (markup, unit,
+// features, MinHash scheme) by name, as simidx stats writes it.
+func namedText(t index.TextSettings) map[string]any {
+	var m map[string]any
+	b, _ := json.Marshal(t) // plain values: cannot fail
+	json.Unmarshal(b, &m)
+	m["features"] = t.Features.String()
+	scheme := "one-permutation"
+	if t.Scheme == shingle.Mixes {
+		scheme = "mixes"
+	}
+	m["minhash_scheme"] = scheme
+	if sh, ok := m["shingle"].(map[string]any); ok {
+		sh["markup"] = t.Shingle.Markup.String()
+		sh["unit"] = t.Shingle.Unit.String()
+	}
+	return m
+}
+
+// handleHealth is GET /healthz: 200 with the number of documents, or 503
+// once the index failed for good. It costs nothing.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	if err := s.x.Err(); err != nil && errors.Is(err, index.ErrCorrupt) {
+		return writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "failed", "error": err.Error()})
+	}
+	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.x.Len()})
+}
