@@ -151,7 +151,7 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 		if s != nil {
 			return usagef("settings flags apply to a new index; without INPUT, --db %s is only read", o.db)
 		}
-		if x, err = openExisting(o.db, true); err != nil {
+		if x, err = openExisting(o.db, true, false); err != nil {
 			return err
 		}
 		if opts, err = o.q.Options(x); err != nil {

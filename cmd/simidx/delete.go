@@ -32,14 +32,16 @@ Example:
 		o := &deleteOptions{}
 		fs.StringVar(&o.db, "db", "", "index file `PATH`")
 		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on success")
+		fs.BoolVar(&o.salvage, "salvage-journal", false, "apply what can be read of a damaged journal left by a crash, keeping the journal aside in PATH.journal.damaged")
 		return func(ctx context.Context, e *env, args []string) error { return runDelete(ctx, e, o, args) }
 	},
 }
 
 // deleteOptions are the flags of simidx delete.
 type deleteOptions struct {
-	db    string
-	quiet bool
+	db      string
+	quiet   bool
+	salvage bool // apply a damaged journal (index.LogOptions.Salvage)
 }
 
 // runDelete runs simidx delete: remove the IDs args from --db.
@@ -68,7 +70,7 @@ func runDelete(ctx context.Context, e *env, o *deleteOptions, args []string) err
 	}
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
-	x, err := openExisting(o.db, false)
+	x, err := openExisting(o.db, false, o.salvage)
 	if err != nil {
 		return err
 	}

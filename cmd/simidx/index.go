@@ -61,6 +61,7 @@ Example:
 		o.sf.AddIndex(fs, true)
 		o.sf.AddText(fs)
 		fs.BoolVar(&o.noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
+		fs.BoolVar(&o.salvage, "salvage-journal", false, "apply what can be read of a damaged journal left by a crash, keeping the journal aside in PATH.journal.damaged")
 		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary")
 		return func(ctx context.Context, e *env, args []string) error { return runIndex(ctx, e, o, args) }
 	},
@@ -73,6 +74,8 @@ type indexOptions struct {
 	sf     indexflag.Settings
 	quiet  bool
 	noSync bool
+	// salvage applies a damaged journal (index.LogOptions.Salvage).
+	salvage bool
 }
 
 // runIndex runs simidx index: add the documents of args to --db.
@@ -97,7 +100,7 @@ func runIndex(ctx context.Context, e *env, o *indexOptions, args []string) error
 	}
 	_, statErr := os.Stat(o.db)
 	created := errors.Is(statErr, os.ErrNotExist)
-	x, err := openCreate(o.db, s, index.Options{NoSync: o.noSync})
+	x, err := openCreate(o.db, s, index.Options{NoSync: o.noSync, Log: &index.LogOptions{Direct: true, Salvage: o.salvage}})
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 // reportReplayed tells; opened read-only, such a journal is an error.
 // Writes are direct (index.LogOptions.Direct): one synced transaction per
 // call, without a journal.
-func openExisting(path string, readOnly bool) (*index.Index, error) {
+func openExisting(path string, readOnly, salvage bool) (*index.Index, error) {
 	if path == "" {
 		return nil, usagef("--db PATH is required")
 	}
@@ -26,7 +26,7 @@ func openExisting(path string, readOnly bool) (*index.Index, error) {
 	}
 	o := &index.Options{ReadOnly: readOnly}
 	if !readOnly {
-		o.Log = &index.LogOptions{Direct: true}
+		o.Log = &index.LogOptions{Direct: true, Salvage: salvage}
 	}
 	x, err := index.Open(path, o)
 	if err != nil {
@@ -44,9 +44,12 @@ func openExisting(path string, readOnly bool) (*index.Index, error) {
 }
 
 // reportReplayed tells on standard error how many operations of a journal
-// left by simidx serve index.Open applied to x, if any.
+// left by simidx serve index.Open applied to x, if any, and what it
+// salvaged of a damaged one.
 func reportReplayed(x *index.Index) {
-	if n := x.Replayed(); n > 0 {
+	if s := x.Salvaged(); s != nil {
+		fmt.Fprintf(os.Stderr, "simidx: salvaged %d journaled operations of a damaged journal, kept in %s: %s\n", s.Operations, s.Aside, s.Damage)
+	} else if n := x.Replayed(); n > 0 {
 		fmt.Fprintf(os.Stderr, "simidx: applied %d journaled operations left in %s to %s\n", n, index.LogDir(x.Path()), x.Path())
 	}
 }
@@ -83,10 +86,14 @@ func openCreate(path string, s *index.Settings, o index.Options) (*index.Index, 
 }
 
 // openError turns an error of index.Open into one that says what to do.
-// created says whether Open was to create the index, so that invalid
-// settings are a usage error rather than a conflict with stored ones.
+// Invalid settings are a usage error; settings that differ from the stored
+// ones a conflict, also when the index did not exist a moment before
+// (another process created it between the check and the Open). created
+// says whether Open was to create the index.
 func openError(path string, err error, created bool) error {
 	switch {
+	case errors.Is(err, index.ErrLogDamaged):
+		return fmt.Errorf("%v; run simidx index, delete or serve on it with --salvage-journal to apply those operations and keep the damaged journal aside in %s.damaged", err, index.LogDir(path))
 	case errors.Is(err, index.ErrLocked):
 		return fmt.Errorf("%s is in use by another simidx process; wait for it to finish, or make a consistent copy with simidx backup --db %s COPY and use the copy", path, path)
 	case errors.Is(err, index.ErrCorrupt):
@@ -95,9 +102,9 @@ func openError(path string, err error, created bool) error {
 		return fmt.Errorf("%s is not a simidx index (%v); give the path of an index made by simidx index, or a new path to create one", path, err)
 	case errors.Is(err, index.ErrVersion):
 		return fmt.Errorf("%s was written by a newer version of simidx (%v); upgrade simidx to use it", path, err)
-	case errors.Is(err, index.ErrSettings) && created:
+	case errors.Is(err, index.ErrSettings) && !errors.Is(err, index.ErrSettingsConflict):
 		return usagef("invalid index settings: %v", err)
-	case errors.Is(err, index.ErrSettings):
+	case errors.Is(err, index.ErrSettingsConflict):
 		return fmt.Errorf("the flags conflict with the settings %s was created with (%v); leave out the creation flags to add to it, or use a new --db path", path, err)
 	}
 	var pe *fs.PathError
@@ -136,7 +143,7 @@ func fingerprinter(sf *indexflag.Settings, db string) (*index.Fingerprinter, err
 		if st != nil {
 			return nil, usagef("give either --db or settings flags, not both")
 		}
-		x, err := openExisting(db, true)
+		x, err := openExisting(db, true, false)
 		if err != nil {
 			return nil, err
 		}

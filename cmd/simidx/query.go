@@ -90,7 +90,7 @@ func runQuery(ctx context.Context, e *env, o *queryOptions, args []string) error
 	if !o.in.Given(args) && len(o.ids) == 0 && len(o.fps) == 0 {
 		args = []string{"-"}
 	}
-	x, err := openExisting(o.db, true)
+	x, err := openExisting(o.db, true, false)
 	if err != nil {
 		return err
 	}

@@ -73,6 +73,7 @@ Example:
 		fs.DurationVar(&f.log.ApplyInterval, "apply-interval", defaultApplyInterval, "longest time between commits of the journal to the index")
 		fs.IntVar(&f.log.ApplyDocs, "apply-docs", defaultApplyDocs, "journaled operations that start a commit to the index at once")
 		fs.IntVar(&f.log.MaxPending, "max-pending", defaultMaxPending, "journaled operations not yet in the index at which adds wait")
+		fs.BoolVar(&f.log.Salvage, "salvage-journal", false, "apply what can be read of a damaged journal left by a crash, keeping the journal aside in PATH.journal.damaged")
 		fs.DurationVar(&f.srv.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request, its body included (a client that stalls is answered 400)")
 		fs.DurationVar(&f.srv.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "longest wait for requests in flight on shutdown")
 		return func(ctx context.Context, e *env, args []string) error {

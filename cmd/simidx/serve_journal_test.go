@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -206,7 +207,7 @@ func TestJournalReplayIdempotent(t *testing.T) {
 	}
 	// The first application: the commit lands, and the journal is
 	// removed.
-	x, err = openExisting(db, false)
+	x, err = openExisting(db, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestJournalReplayIdempotent(t *testing.T) {
 	if r.code == 0 || !strings.Contains(r.stderr, "not yet in the index") {
 		t.Errorf("read-only open with a journal: %v", r)
 	}
-	x, err = openExisting(db, false)
+	x, err = openExisting(db, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -360,5 +361,54 @@ func TestServeBackpressure(t *testing.T) {
 	}
 	if err := x.Sync(); !errors.Is(err, index.ErrReadOnly) {
 		t.Errorf("Sync of a read-only index: %v", err)
+	}
+}
+
+// TestServeDamagedJournal damages the journal a killed server left (a byte
+// of its first acknowledged add flipped, with two good adds after it): the
+// server and the other commands refuse the index, saying how many
+// operations can be read, and change nothing; --salvage-journal applies
+// those and keeps the journal aside.
+func TestServeDamagedJournal(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "d.db")
+	bs := startBinary(t, db, "--apply-interval", "1h")
+	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"a", "the first acknowledged document"}), 200)
+	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"b", "the second acknowledged document"}), 200)
+	mustDo(t, "POST", bs.url+"/v1/documents", docsJSON([2]string{"c", "the third acknowledged document"}), 200)
+	bs.kill(t)
+	seg := lastSegmentFile(t, index.LogDir(db))
+	b, err := os.ReadFile(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, []byte("first acknowledged"))
+	if i < 0 {
+		t.Fatalf("no first add in %s", seg)
+	}
+	b[i] ^= 0x20
+	if err := os.WriteFile(seg, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"serve", "--db", db, "--addr", "127.0.0.1:0"},
+		{"stats", "--db", db},
+		{"delete", "--db", db, "b"},
+	} {
+		r := runBinary(t, "", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "damaged") || !strings.Contains(r.stderr, "2 acknowledged operations can be read") ||
+			!strings.Contains(r.stderr, "--salvage-journal") {
+			t.Fatalf("simidx %s on a damaged journal: %v", args[0], r)
+		}
+	}
+	r := runBinary(t, "", "delete", "--db", db, "--salvage-journal", "nothing-by-this-id")
+	if !strings.Contains(r.stderr, "salvaged 2 journaled operations") {
+		t.Fatalf("delete --salvage-journal: %v", r)
+	}
+	if _, err := os.Stat(index.LogDir(db) + ".damaged"); err != nil {
+		t.Fatalf("the damaged journal is not kept aside: %v", err)
+	}
+	bs = startBinary(t, db)
+	for id, code := range map[string]int{"a": 404, "b": 200, "c": 200} {
+		mustDo(t, "GET", bs.url+"/v1/documents/"+id, "", code)
 	}
 }

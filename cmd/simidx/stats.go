@@ -50,7 +50,7 @@ func runStats(ctx context.Context, e *env, o *statsOptions, args []string) error
 	if len(args) > 0 {
 		return usagef("stats takes no arguments, got %q", strings.Join(args, " "))
 	}
-	x, err := openExisting(o.db, true)
+	x, err := openExisting(o.db, true, false)
 	if err != nil {
 		return err
 	}
