@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -42,10 +43,11 @@ func (s *Server) handleAdd(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(w, r)
+	body, release, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
+	defer release()
 	docs, err := s.parseDocs(body)
 	if err != nil {
 		return err
@@ -100,10 +102,37 @@ func plural(n int, one, many string) string {
 // at once.
 const exactBodyMax = 64 << 10
 
-// readBody reads the whole body, at most Options.MaxBody bytes. Cost: one
-// allocation of the announced length up to exactBodyMax, else a buffer
-// grown as the body comes.
-func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// readBody reads the whole body, at most Options.MaxBody bytes, once its
+// share of Options.MaxBodyInFlight is free (a body announced over MaxBody
+// is refused unread), and returns it with the function that gives the
+// share back, to call when the request is answered. Cost: one allocation
+// of the announced length up to exactBodyMax, else a buffer grown as the
+// body comes.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request) ([]byte, func(), error) {
+	if r.ContentLength > s.opts.MaxBody {
+		// Refused before a byte of it is read.
+		return nil, nil, errorf(http.StatusRequestEntityTooLarge, "request body of %d bytes is over the limit of %d bytes (--max-body); send fewer documents per request", r.ContentLength, s.opts.MaxBody)
+	}
+	// The body's share of the bytes held at once: what it announces, or
+	// the most it may be.
+	share := s.opts.MaxBody
+	if r.ContentLength >= 0 {
+		share = r.ContentLength
+	}
+	if err := s.budget.acquire(r.Context(), share); err != nil {
+		return nil, nil, errorf(http.StatusServiceUnavailable, "the request ended while waiting for room for its body (--max-body-in-flight): %v", err)
+	}
+	release := sync.OnceFunc(func() { s.budget.release(share) })
+	body, err := s.readBodyBytes(w, r)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return body, release, nil
+}
+
+// readBodyBytes reads the body of r, at most Options.MaxBody bytes.
+func (s *Server) readBodyBytes(w http.ResponseWriter, r *http.Request) ([]byte, error) {
 	if n := r.ContentLength; n >= 0 && n <= min(s.opts.MaxBody, exactBodyMax) {
 		// A short body of known length: one allocation of it, where
 		// io.ReadAll grows a buffer from 512 bytes. (A longer one is read

@@ -95,11 +95,48 @@ type Metrics struct {
 	deleted      atomic.Int64
 	start        time.Time
 
+	inFlight    atomic.Int64 // requests being answered
 	applies     atomic.Int64
 	applyErrors atomic.Int64
 	appliedOps  atomic.Int64
 	applyTime   *histogram
 	applySize   *histogram
+
+	// The log of failed applies (SetErrorLog): the writer, and the
+	// failures in a row so far with the last one's message.
+	logMu     sync.Mutex
+	errLog    io.Writer
+	failing   int
+	lastApply string
+}
+
+// SetErrorLog makes the Metrics write to w when the applies of the log
+// start failing, when the failure changes, and when they work again, with
+// the count of failures in a row: one line per change of state, however
+// often the index retries. Call it before the index is opened.
+func (m *Metrics) SetErrorLog(w io.Writer) { m.errLog = w }
+
+// logApply writes what a changes in the state of the applies.
+func (m *Metrics) logApply(a index.ApplyInfo) {
+	if m.errLog == nil {
+		return
+	}
+	m.logMu.Lock()
+	defer m.logMu.Unlock()
+	switch {
+	case a.Err != nil && m.failing == 0:
+		fmt.Fprintf(m.errLog, "simidx serve: applying the journal to the index failed: %v (retried with a growing wait; the operations stay in the journal)\n", a.Err)
+	case a.Err != nil && a.Err.Error() != m.lastApply:
+		fmt.Fprintf(m.errLog, "simidx serve: applying the journal to the index still fails, after %d failures, now with: %v\n", m.failing, a.Err)
+	case a.Err == nil && m.failing > 0:
+		fmt.Fprintf(m.errLog, "simidx serve: applying the journal to the index works again, after %d failures\n", m.failing)
+	}
+	if a.Err != nil {
+		m.failing++
+		m.lastApply = a.Err.Error()
+	} else {
+		m.failing, m.lastApply = 0, ""
+	}
 }
 
 // NewMetrics returns Metrics at zero; the uptime they report counts from
@@ -163,6 +200,7 @@ func (m *Metrics) commit(c index.CommitInfo) {
 
 // applied records a commit of logged operations to the index file.
 func (m *Metrics) applied(a index.ApplyInfo) {
+	m.logApply(a)
 	if a.Err != nil {
 		m.applyErrors.Add(1)
 		return
@@ -229,6 +267,7 @@ func (m *Metrics) write(w io.Writer, s *Server) {
 		h.write(w, name, "")
 	}
 	gauge("simidx_documents", "Documents in the index, those journaled and not yet committed included.", s.x.Len())
+	gauge("simidx_http_requests_in_flight", "HTTP requests being answered, this one included.", s.met.inFlight.Load())
 	var size int64
 	if fi, err := os.Stat(s.path); err == nil {
 		size = fi.Size()

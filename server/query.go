@@ -25,10 +25,11 @@ func (s *Server) handleQuery(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.readBody(w, r)
+	body, release, err := s.readBody(w, r)
 	if err != nil {
 		return err
 	}
+	defer release()
 	var q queryJSON
 	if isTextPlain(r.Header.Get("Content-Type")) {
 		t := string(body)

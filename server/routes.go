@@ -34,6 +34,7 @@ func (s *Server) routes() *http.ServeMux {
 	s.endpoint(mux, "/v1/documents/{id}", method{http.MethodGet, s.handleGet}, method{http.MethodDelete, s.handleDelete})
 	s.endpoint(mux, "/v1/documents/{id}/similar", method{http.MethodGet, s.handleSimilar})
 	s.endpoint(mux, "/v1/stats", method{http.MethodGet, s.handleStats})
+	s.endpoint(mux, "/v1/backup", method{http.MethodGet, s.handleBackup})
 	s.endpoint(mux, "/healthz", method{http.MethodGet, s.handleHealth})
 	s.endpoint(mux, "/metrics", method{http.MethodGet, s.handleMetrics})
 	// The paths under /v1/documents/ that no pattern above matches: an

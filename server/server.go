@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/simidx/simidx/index"
@@ -18,7 +19,13 @@ const (
 	DefaultMaxDocs         = 10_000           // documents in one add request
 	DefaultMaxDocBytes     = index.MaxDocSize // bytes of a document's text
 	DefaultReadTimeout     = time.Minute
+	DefaultWriteTimeout    = 2 * time.Minute
 	DefaultShutdownTimeout = 30 * time.Second
+	DefaultMaxHeaderBytes  = 64 << 10
+	// A Server keeps this many of the process's file descriptors out of
+	// the reach of its connections, for the index, its log and the rest
+	// of the process (see Options.MaxConnections).
+	reservedFiles = 128
 )
 
 // Options configure a Server. A nil *Options means the zero Options, whose
@@ -56,6 +63,31 @@ type Options struct {
 	// http.Server of its own sets that one's timeouts.
 	ReadTimeout time.Duration
 
+	// MaxBodyInFlight bounds the bytes of request bodies held at once,
+	// whatever the number of requests: a request takes the length it
+	// announces (MaxBody if it announces none) before it reads its body,
+	// and waits while the others hold the rest. Zero means 4 times
+	// MaxBody; it must be at least MaxBody.
+	MaxBodyInFlight int64
+
+	// WriteTimeout is the longest time Serve gives a request from the end
+	// of its headers to the end of its answer: a client that stops reading
+	// its answers loses its connection then. Zero means
+	// DefaultWriteTimeout; a negative value, no limit. Serve and
+	// ListenAndServe only, as ReadTimeout.
+	WriteTimeout time.Duration
+
+	// MaxHeaderBytes bounds the headers of a request (431 beyond). Zero
+	// means DefaultMaxHeaderBytes. Serve and ListenAndServe only.
+	MaxHeaderBytes int
+
+	// MaxConnections is the most connections Serve holds open at once;
+	// the next ones wait in the kernel's queue. Zero means the process's
+	// limit of open files less 128 (for the index, its log and the rest of
+	// the process), at least 16, or 4,096 where the limit is unknown.
+	// Serve and ListenAndServe only.
+	MaxConnections int
+
 	// ShutdownTimeout is the longest Serve waits for the requests in
 	// flight once its context is cancelled. Zero means
 	// DefaultShutdownTimeout.
@@ -87,6 +119,8 @@ type Server struct {
 	sets    bool // the index stores shingle sets: verify=true works
 	met     *Metrics
 	mux     *http.ServeMux
+	budget  *bodyBudget                   // of Options.MaxBodyInFlight
+	ln      atomic.Pointer[limitListener] // of the last Serve, for tests
 }
 
 // New returns a Server that answers from x, an index open for writing
@@ -109,6 +143,8 @@ func New(x *index.Index, opts *Options) (*Server, error) {
 		return nil, fmt.Errorf("server: MaxDocBytes must be 0 to %d, not %d", index.MaxDocSize, o.MaxDocBytes)
 	case o.ShutdownTimeout < 0:
 		return nil, fmt.Errorf("server: ShutdownTimeout must not be negative, not %s", o.ShutdownTimeout)
+	case o.MaxBodyInFlight < 0 || o.MaxHeaderBytes < 0 || o.MaxConnections < 0:
+		return nil, fmt.Errorf("server: MaxBodyInFlight, MaxHeaderBytes and MaxConnections must not be negative")
 	}
 	o.IDField = cmp.Or(o.IDField, "id")
 	o.TextField = cmp.Or(o.TextField, "text")
@@ -117,6 +153,18 @@ func New(x *index.Index, opts *Options) (*Server, error) {
 	o.MaxDocBytes = cmp.Or(o.MaxDocBytes, DefaultMaxDocBytes)
 	o.ReadTimeout = cmp.Or(o.ReadTimeout, DefaultReadTimeout)
 	o.ShutdownTimeout = cmp.Or(o.ShutdownTimeout, DefaultShutdownTimeout)
+	o.WriteTimeout = cmp.Or(o.WriteTimeout, DefaultWriteTimeout)
+	o.MaxHeaderBytes = cmp.Or(o.MaxHeaderBytes, DefaultMaxHeaderBytes)
+	o.MaxBodyInFlight = cmp.Or(o.MaxBodyInFlight, 4*o.MaxBody)
+	if o.MaxBodyInFlight < o.MaxBody {
+		return nil, fmt.Errorf("server: MaxBodyInFlight (%d) must be at least MaxBody (%d)", o.MaxBodyInFlight, o.MaxBody)
+	}
+	if o.MaxConnections == 0 {
+		o.MaxConnections = 4096
+		if n := openFilesLimit(); n > 0 {
+			o.MaxConnections = max(n-reservedFiles, 16)
+		}
+	}
 	if o.Metrics == nil {
 		o.Metrics = NewMetrics()
 	}
@@ -127,6 +175,7 @@ func New(x *index.Index, opts *Options) (*Server, error) {
 	s := &Server{x: x, path: x.Path(), opts: o, maxK: max(st.MaxDistance, 0), minHash: st.MinHash || st.Text.Method.IsSet(),
 		sets: st.StoreShingles && !st.Text.Method.IsSet(), met: o.Metrics}
 	s.mux = s.routes()
+	s.budget = newBodyBudget(o.MaxBodyInFlight)
 	return s, nil
 }
 
@@ -135,6 +184,8 @@ func New(x *index.Index, opts *Options) (*Server, error) {
 // metrics by method, route and status.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	s.met.inFlight.Add(1)
+	defer s.met.inFlight.Add(-1)
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK, route: routeOther}
 	s.mux.ServeHTTP(rec, r)
 	s.met.request(r.Method, rec.route, rec.status, time.Since(start))
@@ -176,17 +227,31 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return s.serve(ctx, ln, ln.Addr().String(), nil)
 }
 
-// serve is Serve, naming the address addr in its errors.
-func (s *Server) serve(ctx context.Context, ln net.Listener, addr string, ready func(net.Addr)) error {
+// httpServer returns the http.Server of Serve, with the limits of the
+// Options.
+func (s *Server) httpServer() *http.Server {
 	hs := &http.Server{
 		Handler:           s,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    s.opts.MaxHeaderBytes,
 	}
 	if t := s.opts.ReadTimeout; t > 0 {
 		hs.ReadTimeout = t
 		hs.ReadHeaderTimeout = min(hs.ReadHeaderTimeout, t)
 	}
+	if t := s.opts.WriteTimeout; t > 0 {
+		hs.WriteTimeout = t
+	}
+	return hs
+}
+
+// serve is Serve, naming the address addr in its errors.
+func (s *Server) serve(ctx context.Context, ln net.Listener, addr string, ready func(net.Addr)) error {
+	hs := s.httpServer()
+	lln := newLimitListener(ln, s.opts.MaxConnections)
+	s.ln.Store(lln)
+	ln = lln
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 	if ready != nil {

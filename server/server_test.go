@@ -1005,14 +1005,19 @@ func TestOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Options{IDField: "id", TextField: "text", MaxBody: DefaultMaxBody, MaxDocs: DefaultMaxDocs, MaxDocBytes: DefaultMaxDocBytes,
-		ReadTimeout: DefaultReadTimeout, ShutdownTimeout: DefaultShutdownTimeout, Metrics: s.met}
+		ReadTimeout: DefaultReadTimeout, WriteTimeout: DefaultWriteTimeout, MaxHeaderBytes: DefaultMaxHeaderBytes,
+		MaxBodyInFlight: 4 * DefaultMaxBody, MaxConnections: s.opts.MaxConnections, ShutdownTimeout: DefaultShutdownTimeout, Metrics: s.met}
+	if n := openFilesLimit(); n > 0 && s.opts.MaxConnections != max(n-reservedFiles, 16) || n == 0 && s.opts.MaxConnections != 4096 {
+		t.Errorf("MaxConnections %d with a limit of %d open files", s.opts.MaxConnections, n)
+	}
 	if s.opts != want || s.met == nil {
 		t.Errorf("defaults %+v, want %+v", s.opts, want)
 	}
 	if s := must(New(x, &Options{ReadTimeout: -1})); s.opts.ReadTimeout != -1 {
 		t.Errorf("ReadTimeout -1 became %s", s.opts.ReadTimeout)
 	}
-	for _, o := range []Options{{MaxBody: -1}, {MaxDocs: -1}, {MaxDocBytes: -1}, {MaxDocBytes: index.MaxDocSize + 1}, {ShutdownTimeout: -1}} {
+	for _, o := range []Options{{MaxBody: -1}, {MaxDocs: -1}, {MaxDocBytes: -1}, {MaxDocBytes: index.MaxDocSize + 1}, {ShutdownTimeout: -1},
+		{MaxBodyInFlight: -1}, {MaxConnections: -1}, {MaxHeaderBytes: -1}, {MaxBody: 1000, MaxBodyInFlight: 999}} {
 		if _, err := New(x, &o); err == nil {
 			t.Errorf("New with %+v: no error", o)
 		}

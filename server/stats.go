@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"path/filepath"
+	"time"
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/shingle"
@@ -61,4 +63,33 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) error {
 		return writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "failed", "error": err.Error()})
 	}
 	return writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "documents": s.x.Len()})
+}
+
+// handleBackup answers GET /v1/backup with a consistent copy of the index
+// file (index.Index.Backup: the logged operations committed first, then
+// one read transaction, which writes go on beside), as a stream of bytes
+// that `simidx backup` or curl saves. The write timeout does not apply:
+// the copy takes the time its size takes. A copy cut short (the client
+// gone) ends the connection without a complete answer.
+func (s *Server) handleBackup(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+filepath.Base(s.path)+`"`)
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	n, err := s.x.Backup(w)
+	switch {
+	case err == nil:
+		return nil
+	case n == 0:
+		w.Header().Del("Content-Disposition")
+		return err // nothing sent yet: an error answer
+	}
+	// The status is sent: the connection is cut so that the client sees
+	// an incomplete answer, not a short copy.
+	panic(http.ErrAbortHandler)
 }

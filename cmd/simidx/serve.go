@@ -75,6 +75,9 @@ Example:
 		fs.IntVar(&f.log.MaxPending, "max-pending", defaultMaxPending, "journaled operations not yet in the index at which adds wait")
 		fs.BoolVar(&f.log.Salvage, "salvage-journal", false, "apply what can be read of a damaged journal left by a crash, keeping the journal aside in PATH.journal.damaged")
 		fs.DurationVar(&f.srv.ReadTimeout, "read-timeout", server.DefaultReadTimeout, "longest time to read a request, its body included (a client that stalls is answered 400)")
+		fs.DurationVar(&f.srv.WriteTimeout, "write-timeout", server.DefaultWriteTimeout, "longest time from a request's headers to the end of its answer (a client that stops reading loses its connection)")
+		fs.IntVar(&f.srv.MaxConnections, "max-connections", 0, "most connections open at once (0: the limit of open files less 128)")
+		fs.Int64Var(&f.srv.MaxBodyInFlight, "max-body-in-flight", 0, "most `bytes` of request bodies held at once (0: 4 times --max-body)")
 		fs.DurationVar(&f.srv.ShutdownTimeout, "shutdown-timeout", server.DefaultShutdownTimeout, "longest wait for requests in flight on shutdown")
 		return func(ctx context.Context, e *env, args []string) error {
 			if db == "" {
@@ -96,15 +99,9 @@ Example:
 			// index's write-ahead log, whose commits and applies the
 			// metrics count; a failed apply is retried by the index.
 			met := server.NewMetrics()
+			met.SetErrorLog(e.stderr)
 			f.srv.Metrics = met
 			f.log.Events = met.LogEvents()
-			applied := f.log.Events.Apply
-			f.log.Events.Apply = func(a index.ApplyInfo) {
-				applied(a)
-				if a.Err != nil {
-					fmt.Fprintf(e.stderr, "simidx serve: applying the journal to the index: %v\n", a.Err)
-				}
-			}
 			x, err := openCreate(db, s, index.Options{NoSync: noSync, BandFilter: true, TableMirror: true, Log: &f.log})
 			if err != nil {
 				return err
@@ -170,6 +167,12 @@ func (f *serveFlags) check() error {
 		return usagef("--max-pending must be positive, not %d", f.log.MaxPending)
 	case f.srv.ReadTimeout <= 0:
 		return usagef("--read-timeout must be positive, not %s", f.srv.ReadTimeout)
+	case f.srv.WriteTimeout <= 0:
+		return usagef("--write-timeout must be positive, not %s", f.srv.WriteTimeout)
+	case f.srv.MaxConnections < 0 || f.srv.MaxBodyInFlight < 0:
+		return usagef("--max-connections and --max-body-in-flight must not be negative")
+	case f.srv.MaxBodyInFlight > 0 && f.srv.MaxBodyInFlight < f.srv.MaxBody:
+		return usagef("--max-body-in-flight must be at least --max-body (%d), not %d", f.srv.MaxBody, f.srv.MaxBodyInFlight)
 	case f.srv.ShutdownTimeout <= 0:
 		return usagef("--shutdown-timeout must be positive, not %s", f.srv.ShutdownTimeout)
 	}

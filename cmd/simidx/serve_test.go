@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -391,9 +392,9 @@ func TestServeSIGTERM(t *testing.T) {
 	go func() {
 		answered <- do(t, "POST", bs.url+"/v1/documents", "", docsJSON([2]string{"inflight", "sent just before the signal"}))
 	}()
-	// Wait until the request is being handled: it is waiting for its group
-	// commit.
-	time.Sleep(400 * time.Millisecond)
+	// Wait until the request is being handled (it waits for its group
+	// commit): two requests in flight, the add and the one that asks.
+	waitInFlight(t, bs.url, 2)
 	start := time.Now()
 	if err := bs.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -405,7 +406,7 @@ func TestServeSIGTERM(t *testing.T) {
 	if code := bs.wait(t); code != 0 {
 		t.Fatalf("exit %d after SIGTERM:\n%s", code, bs.stderr)
 	}
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > time.Minute { // only catches a hang past --shutdown-timeout
 		t.Errorf("shutdown took %s", d)
 	}
 	if !strings.Contains(bs.stderr.String(), "closed with 1 documents") {
@@ -427,6 +428,27 @@ func TestServeSIGTERM(t *testing.T) {
 	// Nothing listens any more.
 	if _, err := http.Get(bs.url + "/healthz"); err == nil {
 		t.Error("the server still answers after SIGTERM")
+	}
+}
+
+// waitInFlight waits until the server at u answers at least n requests at
+// once, by its metrics; the bound only catches a hang.
+func waitInFlight(t *testing.T, u string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r := mustDo(t, "GET", u+"/metrics", "", 200)
+		for line := range strings.Lines(r.body) {
+			if v, ok := strings.CutPrefix(line, "simidx_http_requests_in_flight "); ok {
+				if got, _ := strconv.Atoi(strings.TrimSpace(v)); got >= n {
+					return
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("fewer than %d requests in flight after a minute", n)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
