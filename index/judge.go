@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 
@@ -39,7 +38,7 @@ func (x *Index) judgeHits(tx *bolt.Tx, docs *bolt.Bucket, hits []hit, pr *probe,
 		if x.isEmpty(v) {
 			continue
 		}
-		d := bits.OnesCount64(binary.BigEndian.Uint64(v) ^ pr.fp)
+		d := bits.OnesCount64(fpOf(v) ^ pr.fp)
 		// Decode only what the rule reads.
 		sig, set = sig[:0], set[:0]
 		switch {

@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"encoding/binary"
 	"math/bits"
 	"slices"
 	"sync"
@@ -272,7 +271,7 @@ func verifyRecent(es []levelEnt, docs *bolt.Cursor, w uint32) []levelEnt {
 		if e.n < w {
 			continue
 		}
-		if v := seekRecord(docs, e.n); len(v) >= 8 && binary.BigEndian.Uint64(v) == e.fp {
+		if v := seekRecord(docs, e.n); len(v) >= 8 && fpOf(v) == e.fp {
 			out = append(out, e)
 		}
 	}
@@ -302,7 +301,7 @@ func (x *Index) buildLevel(tx *bolt.Tx, tfrom, bfrom, to uint32) *level {
 	}
 	for n, v := range docRange(tx, from, to) {
 		if n >= tfrom && len(v) >= 8 {
-			r.addTables(x, n, binary.BigEndian.Uint64(v))
+			r.addTables(x, n, fpOf(v))
 		}
 		if !x.settings.MinHash || n < bfrom {
 			continue

@@ -53,7 +53,7 @@ func (x *Index) Members(ctx context.Context, fn func(Member) error) error {
 // member returns the Member of document n, whose record is v.
 func (x *Index) member(n uint32, v []byte) Member {
 	h, text := textHash(v)
-	return Member{ID: idOf(v, x.lay), Seq: n, Fingerprint: binary.BigEndian.Uint64(v), TextHash: h, Text: text}
+	return Member{ID: idOf(v, x.lay), Seq: n, Fingerprint: fpOf(v), TextHash: h, Text: text}
 }
 
 // Compare returns what the index knows of the stored documents a and b as

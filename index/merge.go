@@ -93,7 +93,7 @@ func (x *Index) mergeSlice() (bool, error) {
 				if len(v) < 8 {
 					return nil
 				}
-				return &record{fp: binary.BigEndian.Uint64(v)}
+				return &record{fp: fpOf(v)}
 			})
 			if err := x.applyTables(tx, chs, only(s)); err != nil {
 				return err

@@ -420,7 +420,7 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 5 when it is
+// upgrade rewrites a file of an older schema as schema 6 when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
@@ -431,7 +431,9 @@ func (x *Index) recover() error {
 // (meta.exactFrom): a file of schema 3 has them in the bucket as well,
 // which schema 4 allows, so only its version changes. Schema 5 adds the
 // shingles bucket of an index with Settings.StoreShingles, which an older
-// file never has: only its version changes. A program of an
+// file never has: only its version changes. Schema 6 ends each record
+// written with its checksum (flagCRC), which the records of an older file
+// lack, as their flags say: only the version changes. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

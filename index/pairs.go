@@ -190,7 +190,7 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 			if len(v) < 9 {
 				return fmt.Errorf("%w: document %d of an exact key has no record", ErrCorrupt, n)
 			}
-			fps[j] = binary.BigEndian.Uint64(v)
+			fps[j] = fpOf(v)
 		}
 		for a := range nums {
 			for b := a + 1; b < len(nums); b++ {

@@ -3,6 +3,8 @@ package index
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"reflect"
 	"testing"
 
@@ -10,27 +12,35 @@ import (
 )
 
 // TestRecordLayout pins the encoding of document records: without a set
-// method a record is exactly fingerprint | flags | exact | sig | bands | ID,
-// as indexes already on disk hold it; a set method adds a count byte and
-// the set before the ID.
+// method a record is exactly fingerprint | flags | exact | sig | bands | ID
+// | CRC-32C of the rest (schema 6, flagCRC in the flags); a set method adds
+// a count byte and the set before the ID. A record of an older schema,
+// without the checksum, still decodes; a record whose checksum fails is
+// ErrCorrupt.
 func TestRecordLayout(t *testing.T) {
 	be := binary.BigEndian
 	r := record{id: "doc", fp: 0x0102030405060708, text: true, exact: 9, sig: []uint64{10, 11}, bands: []uint64{12}}
-	var want []byte
+	var old []byte // as schema 5 wrote it
 	for _, v := range []uint64{r.fp} {
-		want = be.AppendUint64(want, v)
+		old = be.AppendUint64(old, v)
 	}
-	want = append(want, flagText)
+	old = append(old, flagText)
 	for _, v := range []uint64{9, 10, 11, 12} {
-		want = be.AppendUint64(want, v)
+		old = be.AppendUint64(old, v)
 	}
-	want = append(want, "doc"...)
+	old = append(old, "doc"...)
+	want := bytes.Clone(old)
+	want[8] |= flagCRC
+	want = be.AppendUint32(want, crc32.Checksum(want, crc32.MakeTable(crc32.Castagnoli)))
 	mh := layout{k: 2, bands: 1}
 	if got := encodeRecord(nil, &r, mh); string(got) != string(want) {
 		t.Fatalf("MinHash record %x, want %x", got, want)
 	}
+	if got, err := decodeRecord(old, mh, true); err != nil || !reflect.DeepEqual(got, r) {
+		t.Fatalf("a record of schema 5: %+v, %v", got, err)
+	}
 	plain := record{id: "p", fp: 7}
-	if got := encodeRecord(nil, &plain, layout{}); string(got) != "\x00\x00\x00\x00\x00\x00\x00\x07\x00p" {
+	if got := encodeRecord(nil, &plain, layout{}); string(got[:len(got)-4]) != "\x00\x00\x00\x00\x00\x00\x00\x07\x80p" {
 		t.Fatalf("precomputed record %x", got)
 	}
 	for _, tc := range []struct {
@@ -53,8 +63,25 @@ func TestRecordLayout(t *testing.T) {
 		if set := recordSet(nil, v, tc.l); len(set) != len(tc.r.set) {
 			t.Fatalf("recordSet %v, want %v", set, tc.r.set)
 		}
-		if _, err := decodeRecord(v[:len(v)-len(tc.r.id)-1], tc.l, true); tc.r.text && len(tc.r.set) > 0 && err == nil {
-			t.Fatalf("truncated record decoded")
+		// Any flipped bit: ErrCorrupt from a decode, a panic of the
+		// partial readers, which transactions turn into ErrCorrupt.
+		for i := range v {
+			bad := bytes.Clone(v)
+			bad[i] ^= 0x10
+			if i == 8 && bad[8]&flagCRC == 0 {
+				continue // the flag itself: read as a record without a checksum
+			}
+			if _, err := decodeRecord(bad, tc.l, true); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("byte %d flipped: decode %v, want ErrCorrupt", i, err)
+			}
+			func() {
+				defer func() {
+					if _, ok := recover().(corruptRecord); !ok {
+						t.Fatalf("byte %d flipped: idOf did not panic with corruptRecord", i)
+					}
+				}()
+				idOf(bad, tc.l)
+			}()
 		}
 	}
 }

@@ -1,0 +1,108 @@
+package index_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+// TestRecordBitFlip flips one bit in the MinHash signature of a document's
+// record in the file, where bbolt sees nothing: a query that reads the
+// record, its ID and Check fail with ErrCorrupt instead of answering a
+// similarity off by a step.
+func TestRecordBitFlip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "flip.simidx")
+	x, err := index.Open(path, &index.Options{Log: directLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := []byte("a classified ad for a bright two-room flat near the station, newly renovated, nine hundred a month")
+	near := []byte("a classified ad for a bright two room flat near the station, newly renovated: nine hundred a month!")
+	// A bulk load: the records are below the watermarks, read by queries
+	// only (not by Open, which reads those of the in-memory levels).
+	if _, err := x.Load(context.Background(), func(yield func(index.Doc, error) bool) {
+		_ = yield(index.Doc{ID: "victim-record", Text: text}, nil) && yield(index.Doc{ID: "other", Text: near}, nil)
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The record ends with the ID and the checksum; the signature is well
+	// before them.
+	i := recordAt(t, b, "victim-record")
+	b[i-100] ^= 0x04
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, err = index.Open(path, &index.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if _, err := x.QueryID("other", &index.QueryOptions{MinSimilarity: 0.1}); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("a query that reads the damaged record: %v, want ErrCorrupt", err)
+	}
+	if _, err := x.Get("victim-record"); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("Get of the damaged record: %v, want ErrCorrupt", err)
+	}
+	if err := x.Check(); !errors.Is(err, index.ErrCorrupt) {
+		t.Errorf("Check: %v, want ErrCorrupt", err)
+	}
+	if x.Err() != nil {
+		t.Errorf("a damaged record fails its readers, not the index: %v", x.Err())
+	}
+}
+
+// TestLevelRecordBitFlip flips a bit of a record in the in-memory levels
+// (added online, not yet merged), which Open reads to rebuild them: Open
+// fails with ErrCorrupt, naming the record.
+func TestLevelRecordBitFlip(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "flip.simidx")
+	x, err := index.Open(path, &index.Options{Log: directLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(index.Doc{ID: "victim-record", Text: []byte("a text long enough to hold a signature, of several words in a row")}); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	b, _ := os.ReadFile(path)
+	i := recordAt(t, b, "victim-record")
+	b[i-100] ^= 0x04
+	os.WriteFile(path, b, 0o644)
+	for _, ro := range []bool{true, false} {
+		if _, err := index.Open(path, &index.Options{ReadOnly: ro}); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "checksum") {
+			t.Errorf("read-only %v: Open: %v, want ErrCorrupt", ro, err)
+		}
+	}
+}
+
+// recordAt returns the offset in the index file b of the ID at the end of
+// the record of document id: the occurrence of id followed by a checksum,
+// not by a document number (as the key of the ids bucket is).
+func recordAt(t *testing.T, b []byte, id string) int {
+	t.Helper()
+	for off := 0; ; {
+		i := bytes.Index(b[off:], []byte(id))
+		if i < 0 {
+			t.Fatalf("no record of %s in the file", id)
+		}
+		i += off
+		if end := i + len(id); i > 200 && end+4 <= len(b) && binary.BigEndian.Uint32(b[end:]) > 1<<20 {
+			return i
+		}
+		off = i + 1
+	}
+}
