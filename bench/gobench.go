@@ -46,6 +46,8 @@ var goBenches = []goBench{
 		What: "8 and 64 goroutines calling `Add` with one text of 30 to 60 words each time, every call durable when it returns: with `LogOptions.Direct` (one synced bbolt transaction per call, the first rows) and through the write-ahead log (group commits); docs/s is durable documents per second."},
 	{Title: "Synced commits through a merge of the levels", Pkg: "./index", Bench: "BenchmarkAddTextMerge$", Sized: true, Time: "1x", Slow: true,
 		What: "Synced commits of 1,000 texts to an index of {N} fingerprints and {TEXTS} texts until a merge of the in-memory levels has started and run all its slices, one per commit: the mean commit (time/op), the median and the slowest (a slice of the merge)."},
+	{Title: "The checksum of a record", Pkg: "./index", Bench: "BenchmarkRecordChecksum$",
+		What: "The check of a document record's CRC-32C that every read of a record makes (schema 6), for a text record of the default settings (MinHash K 84, 14 bands): a query reads one per candidate."},
 	{Title: "The analysis of a text", Pkg: "./index", Bench: "BenchmarkAnalyze$",
 		What: "The analysis of a text of 30 to 80 words with the default settings, as a query or an add makes it: tokens, simhash fingerprint, exact key, MinHash signature and band hashes."},
 	{Title: "The query handler", Pkg: "./...", Bench: "BenchmarkServeQuery$",
