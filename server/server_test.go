@@ -551,7 +551,7 @@ func TestBadInput(t *testing.T) {
 		{"POST", "/v1/documents", `[{"id":"a","text":5}]`, 400, `document 1: field "text" must be a string, not a JSON number`},
 		{"POST", "/v1/documents", `[{"id":"a","body":"y","url":"u"}]`, 400, `document 1 ("a"): missing "text"`},
 		{"POST", "/v1/documents", `[{"id":"a","text":"` + strings.Repeat("y", 1001) + `"}]`, 413, `document 1 ("a"): text is 1001 bytes, more than the limit of 1000 (--max-doc-bytes)`},
-		{"POST", "/v1/documents", `[{"id":"a","text":"` + strings.Repeat("y", 5000) + `"}]`, 413, "request body is over the limit of 4096 bytes (--max-body)"},
+		{"POST", "/v1/documents", `[{"id":"a","text":"` + strings.Repeat("y", 5000) + `"}]`, 413, "request body of 5022 bytes is over the limit of 4096 bytes (--max-body)"},
 		{"POST", "/v1/documents", docsJSON([2]string{"a", "1"}, [2]string{"b", "2"}, [2]string{"c", "3"}, [2]string{"d", "4"}), 413, "more than 3 documents in one request (--max-docs)"},
 		{"POST", "/v1/documents?if_unique=maybe", `[{"id":"a","text":"x"}]`, 400, `if_unique must be true or false, not "maybe"`},
 		{"POST", "/v1/documents?k=1", `[{"id":"a","text":"x"}]`, 400, `query parameter "k" applies only with if_unique=true`},
@@ -925,12 +925,16 @@ func TestShutdown(t *testing.T) {
 	// cancelled.
 	x := openIndex(t, filepath.Join(dir, "g.db"), nil, index.LogOptions{GroupDelay: 300 * time.Millisecond}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	addr, read, served := serveNotify(t, ctx, must(New(x, nil)))
+	s := must(New(x, nil))
+	addr, _, served := serveNotify(t, ctx, s)
 	answered := make(chan response, 1)
 	go func() {
 		answered <- do(t, "POST", "http://"+addr+"/v1/documents", "", docsJSON([2]string{"inflight", "sent just before the shutdown"}))
 	}()
-	<-read
+	// The request is in its handler, which Shutdown waits for (the
+	// server's first read of the connection comes before http.Server
+	// counts it active).
+	waitFor(t, func() bool { return s.met.inFlight.Load() >= 1 })
 	cancel()
 	if r := <-answered; r.status != 200 || strings.TrimSpace(r.body) != `{"added":1}` {
 		t.Errorf("request in flight at the shutdown: %d %s", r.status, r.body)
@@ -947,14 +951,15 @@ func TestShutdown(t *testing.T) {
 	x = openIndex(t, filepath.Join(dir, "t.db"), nil, index.LogOptions{}, nil)
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
-	addr, read, served = serveNotify(t, ctx, must(New(x, &Options{ShutdownTimeout: 100 * time.Millisecond})))
+	s = must(New(x, &Options{ShutdownTimeout: 100 * time.Millisecond}))
+	addr, _, served = serveNotify(t, ctx, s)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	io.WriteString(c, "POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"text\":")
-	<-read
+	waitFor(t, func() bool { return s.met.inFlight.Load() >= 1 }) // in its handler, reading the body
 	start := time.Now()
 	cancel()
 	if err := <-served; err == nil || !strings.Contains(err.Error(), "requests still running after 100ms were cut off") {

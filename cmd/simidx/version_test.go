@@ -1,12 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
+
+	"github.com/simidx/simidx/index"
 )
 
 func TestVersion(t *testing.T) {
-	re := regexp.MustCompile(`^simidx \S+( \(\S+\))?, index schema 5, go\S+ \w+/\w+\n$`)
+	re := regexp.MustCompile(fmt.Sprintf(`^simidx \S+( \(\S+\))?, index schema %d, go\S+ \w+/\w+\n$`, index.SchemaVersion))
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		r := mustRun(t, "", args...)
 		if !re.MatchString(r.stdout) {
