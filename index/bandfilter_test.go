@@ -31,7 +31,7 @@ func testBandFilter(t *testing.T, fps int) {
 	docs := licenseTexts(t)
 	dir := t.TempDir()
 	open := func(name string, filter bool) *index.Index {
-		return openIndex(t, filepath.Join(dir, name), &index.Options{NoSync: true, BandFilter: filter,
+		return openIndex(t, filepath.Join(dir, name), &index.Options{NoSync: true, BandFilter: filter, Log: directLog,
 			Settings: &index.Settings{ExpectedDocs: 10_000, MinBands: 1}})
 	}
 	plain, filtered := open("plain.simidx", false), open("filtered.simidx", true)

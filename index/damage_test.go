@@ -61,9 +61,13 @@ func TestDamagedPages(t *testing.T) {
 	corrupt, opened := 0, 0
 	path := filepath.Join(dir, "damaged.simidx")
 	// Pages 0 and 1 are bbolt's meta pages, which carry a checksum.
-	// About a hundred pages, spread over the file.
+	// About a hundred pages, spread over the file (forty unless stress).
 	pages := len(clean) / page
-	for p := 2; p < pages; p += max(1, pages/100) {
+	damaged := 40
+	if stress() {
+		damaged = 100
+	}
+	for p := 2; p < pages; p += max(1, pages/damaged) {
 		fill := p % 3
 		b := bytes.Clone(clean)
 		pg := b[p*page : (p+1)*page]

@@ -23,10 +23,12 @@ import (
 
 // Indexes.
 
-// newIndex creates an index in a temporary directory.
+// newIndex creates an index in a temporary directory whose Add and Delete
+// commit to the file at once (LogOptions.Direct): the tests of the file's
+// queries; those of the log open theirs with it.
 func newIndex(t testing.TB, s *index.Settings) *index.Index {
 	t.Helper()
-	return openIndex(t, filepath.Join(t.TempDir(), "test.simidx"), &index.Options{Settings: s, NoSync: true})
+	return openIndex(t, filepath.Join(t.TempDir(), "test.simidx"), &index.Options{Settings: s, NoSync: true, Log: directLog})
 }
 
 // openIndex opens the index at path with o, failing t if it cannot, and
@@ -284,3 +286,9 @@ func waitErrs(t *testing.T, wg *sync.WaitGroup, errs chan error) {
 		t.Fatal(err)
 	}
 }
+
+// stress reports whether SIMIDX_STRESS is set (as .ci/run sets it): the
+// long randomized and damage tests then run at their full size, and
+// otherwise at a size that keeps the suite within minutes on a busy
+// machine.
+func stress() bool { return os.Getenv("SIMIDX_STRESS") != "" }

@@ -33,7 +33,8 @@ type modelDoc struct {
 // and delete through the write-ahead log with an applier that waits, so
 // that the queries run against the pending level of the log over the
 // levels of the file (Pairs then applies it). SIMIDX_MODEL_SEEDS sets the seeds per
-// configuration (default 1) and SIMIDX_MODEL_STEPS the steps (default 70).
+// configuration (default 1) and SIMIDX_MODEL_STEPS the steps (default 35,
+// 70 with SIMIDX_STRESS).
 func TestLevelsModel(t *testing.T) {
 	seeds := 1
 	if s := os.Getenv("SIMIDX_MODEL_SEEDS"); s != "" {
@@ -251,7 +252,10 @@ func TestLevelsModel(t *testing.T) {
 					sort.Strings(ids)
 					return ids
 				}
-				steps := 70
+				steps := 35
+				if stress() {
+					steps = 70
+				}
 				if s := os.Getenv("SIMIDX_MODEL_STEPS"); s != "" {
 					steps, _ = strconv.Atoi(s)
 				}
