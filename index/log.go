@@ -306,14 +306,6 @@ func (x *Index) Salvaged() *LogSalvage { return x.salvaged }
 // applyRecords commits the operations recs to the file, the last one per
 // ID winning, applyChunk documents per commit.
 func (x *Index) applyRecords(recs []wal.Record) error {
-	last := map[string]int{}
-	var order []string
-	for i, r := range recs {
-		if _, ok := last[r.ID]; !ok {
-			order = append(order, r.ID)
-		}
-		last[r.ID] = i
-	}
 	var docs []Doc
 	var dels []string
 	flush := func() error {
@@ -330,11 +322,11 @@ func (x *Index) applyRecords(recs []wal.Record) error {
 		docs, dels = docs[:0], dels[:0]
 		return nil
 	}
-	for _, id := range order {
-		r := recs[last[id]]
+	for _, i := range lastPerID(len(recs), func(i int) string { return recs[i].ID }) {
+		r := recs[i]
 		switch r.Op {
 		case wal.OpDelete:
-			dels = append(dels, id)
+			dels = append(dels, r.ID)
 		default:
 			d, err := recordDoc(r)
 			if err != nil {
