@@ -1,6 +1,7 @@
 package index
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -352,17 +353,9 @@ func recordDoc(r wal.Record) (Doc, error) {
 		if len(r.Text) != 8 {
 			return Doc{}, fmt.Errorf("%w: a logged fingerprint of %d bytes", ErrCorrupt, len(r.Text))
 		}
-		return Doc{ID: r.ID, Precomputed: true, Fingerprint: beUint64(r.Text)}, nil
+		return Doc{ID: r.ID, Precomputed: true, Fingerprint: binary.BigEndian.Uint64(r.Text)}, nil
 	}
 	return Doc{}, fmt.Errorf("%w: logged operation %d", ErrCorrupt, r.Op)
-}
-
-func beUint64(b []byte) uint64 {
-	var v uint64
-	for _, c := range b[:8] {
-		v = v<<8 | uint64(c)
-	}
-	return v
 }
 
 // readLeftLog reads a log left beside the file of a read-only index into

@@ -1,14 +1,13 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"path/filepath"
 	"time"
 
 	"github.com/simidx/simidx/index"
-	"github.com/simidx/simidx/shingle"
+	"github.com/simidx/simidx/internal/indexflag"
 )
 
 // handleStats is GET /v1/stats: the object of simidx stats --format jsonl,
@@ -31,26 +30,7 @@ func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) error {
 		StoreShingles bool           `json:"store_shingles"`
 		Text          map[string]any `json:"text"`
 		Pending       int            `json:"journal_pending"`
-	}{s.path, st, set.StoreShingles, namedText(set.Text), s.x.LogStats().Pending})
-}
-
-// namedText returns the JSON object of t with its kinds (markup, unit,
-// features, MinHash scheme) by name, as simidx stats writes it.
-func namedText(t index.TextSettings) map[string]any {
-	var m map[string]any
-	b, _ := json.Marshal(t) // plain values: cannot fail
-	json.Unmarshal(b, &m)
-	m["features"] = t.Features.String()
-	scheme := "one-permutation"
-	if t.Scheme == shingle.Mixes {
-		scheme = "mixes"
-	}
-	m["minhash_scheme"] = scheme
-	if sh, ok := m["shingle"].(map[string]any); ok {
-		sh["markup"] = t.Shingle.Markup.String()
-		sh["unit"] = t.Shingle.Unit.String()
-	}
-	return m
+	}{s.path, st, set.StoreShingles, indexflag.NamedText(set.Text), s.x.LogStats().Pending})
 }
 
 // handleHealth is GET /healthz: 200 with the number of documents, or 503

@@ -2,13 +2,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
 	"github.com/simidx/simidx/index"
-	"github.com/simidx/simidx/shingle"
+	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/simhash"
 	"github.com/spf13/pflag"
 )
@@ -96,25 +95,7 @@ type statsRecord struct {
 // newStatsRecord returns the record of the index at path, of settings s,
 // described by st.
 func newStatsRecord(path string, s index.Settings, st index.Stats) statsRecord {
-	return statsRecord{Path: path, Stats: st, Text: s.Text, TextNamed: namedText(s.Text), StoreShingles: s.StoreShingles}
-}
-
-// namedText returns the JSON object of t with its kinds by name.
-func namedText(t index.TextSettings) map[string]any {
-	var m map[string]any
-	b, _ := json.Marshal(t) // plain values: cannot fail
-	json.Unmarshal(b, &m)
-	m["features"] = t.Features.String()
-	scheme := "one-permutation"
-	if t.Scheme == shingle.Mixes {
-		scheme = "mixes"
-	}
-	m["minhash_scheme"] = scheme
-	if sh, ok := m["shingle"].(map[string]any); ok {
-		sh["markup"] = t.Shingle.Markup.String()
-		sh["unit"] = t.Shingle.Unit.String()
-	}
-	return m
+	return statsRecord{Path: path, Stats: st, Text: s.Text, TextNamed: indexflag.NamedText(s.Text), StoreShingles: s.StoreShingles}
 }
 
 // statsRows are the rows of the stats table.

@@ -5,6 +5,7 @@
 package indexflag
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -319,4 +320,24 @@ func (s *Settings) Build() (*index.Settings, error) {
 		return nil, usage.Errorf("--words, --min-letters, --min-shared and --threshold are for --method short")
 	}
 	return &st, nil
+}
+
+// NamedText returns the JSON object of t with its kinds (markup, unit,
+// features, MinHash scheme) by name, as simidx stats and the server's
+// GET /v1/stats write it.
+func NamedText(t index.TextSettings) map[string]any {
+	var m map[string]any
+	b, _ := json.Marshal(t) // plain values: cannot fail
+	json.Unmarshal(b, &m)
+	m["features"] = t.Features.String()
+	scheme := "one-permutation"
+	if t.Scheme == shingle.Mixes {
+		scheme = "mixes"
+	}
+	m["minhash_scheme"] = scheme
+	if sh, ok := m["shingle"].(map[string]any); ok {
+		sh["markup"] = t.Shingle.Markup.String()
+		sh["unit"] = t.Shingle.Unit.String()
+	}
+	return m
 }
