@@ -40,22 +40,22 @@ func BenchmarkReadTree(b *testing.B) {
 	}{
 		{"plain", func(dir string, i int) {
 			for _, m := range texts {
-				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s", i, m.name): []byte(m.data)})
+				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s", i, m[0]): []byte(m[1])})
 			}
 		}},
 		{"gzip", func(dir string, i int) {
 			for _, m := range texts {
-				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s.gz", i, m.name): gzipBytes(b, []byte(m.data))})
+				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s.gz", i, m[0]): gzipBytes(b, []byte(m[1]))})
 			}
 		}},
 		{"zstd", func(dir string, i int) {
 			for _, m := range texts {
-				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s.zst", i, m.name): zstdBytes(b, []byte(m.data))})
+				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s.zst", i, m[0]): zstdBytes(b, []byte(m[1]))})
 			}
 		}},
 		{"xz", func(dir string, i int) {
 			for _, m := range texts {
-				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s.xz", i, m.name): xzBytes(b, []byte(m.data))})
+				writeBytes(b, dir, map[string][]byte{fmt.Sprintf("%d/%s.xz", i, m[0]): xzBytes(b, []byte(m[1]))})
 			}
 		}},
 		{"zip", func(dir string, i int) {
