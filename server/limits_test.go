@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -74,20 +73,15 @@ func serveLimited(t *testing.T, opts *Options) (*Server, string) {
 	t.Helper()
 	x := openIndex(t, filepath.Join(t.TempDir(), "lim.db"), nil, index.LogOptions{}, nil)
 	s := must(New(x, opts))
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.Serve(ctx, ln) }()
+	addr, served := serveOn(t, ctx, s)
 	t.Cleanup(func() {
 		cancel()
 		if err := <-served; err != nil {
 			t.Error(err)
 		}
 	})
-	return s, ln.Addr().String()
+	return s, addr
 }
 
 // TestBodyLimits checks that a body announced over MaxBody is refused

@@ -873,47 +873,17 @@ func TestPendingAgreesWithIndex(t *testing.T) {
 	}
 }
 
-// notifyListener is a listener whose connections send on read once the
-// server has read from them.
-type notifyListener struct {
-	net.Listener
-	read chan struct{}
-}
-
-func (l *notifyListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return &notifyConn{Conn: c, read: l.read}, nil
-}
-
-type notifyConn struct {
-	net.Conn
-	read chan struct{}
-	once sync.Once
-}
-
-func (c *notifyConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	if n > 0 {
-		c.once.Do(func() { c.read <- struct{}{} })
-	}
-	return n, err
-}
-
-// serveNotify serves s on a loopback port until ctx is cancelled, and
-// returns its address, a channel that receives once the server has read
-// from each connection, and one that receives what Serve returns.
-func serveNotify(t *testing.T, ctx context.Context, s *Server) (addr string, read chan struct{}, served chan error) {
+// serveOn serves s on a loopback port until ctx is cancelled, and returns
+// its address and a channel that receives what Serve returns.
+func serveOn(t *testing.T, ctx context.Context, s *Server) (addr string, served chan error) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	read, served = make(chan struct{}, 10), make(chan error, 1)
-	go func() { served <- s.Serve(ctx, &notifyListener{Listener: ln, read: read}) }()
-	return ln.Addr().String(), read, served
+	served = make(chan error, 1)
+	go func() { served <- s.Serve(ctx, ln) }()
+	return ln.Addr().String(), served
 }
 
 // TestShutdown checks Serve's graceful shutdown: a request in flight when
@@ -926,7 +896,7 @@ func TestShutdown(t *testing.T) {
 	x := openIndex(t, filepath.Join(dir, "g.db"), nil, index.LogOptions{GroupDelay: 300 * time.Millisecond}, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	s := must(New(x, nil))
-	addr, _, served := serveNotify(t, ctx, s)
+	addr, served := serveOn(t, ctx, s)
 	answered := make(chan response, 1)
 	go func() {
 		answered <- do(t, "POST", "http://"+addr+"/v1/documents", "", docsJSON([2]string{"inflight", "sent just before the shutdown"}))
@@ -952,7 +922,7 @@ func TestShutdown(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	s = must(New(x, &Options{ShutdownTimeout: 100 * time.Millisecond}))
-	addr, _, served = serveNotify(t, ctx, s)
+	addr, served = serveOn(t, ctx, s)
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -10,21 +10,21 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/simidx/simidx/internal/testcorpus"
+	"github.com/simidx/simidx/internal/testarchive"
 )
 
-// The archive makers of internal/testcorpus, by the names these tests use.
-type member = testcorpus.Member
+// The archive makers of internal/testarchive, by the names these tests use.
+type member = testarchive.Member
 
 var (
-	zipBytes   = testcorpus.Zip
-	tarBytes   = testcorpus.Tar
-	gzipBytes  = testcorpus.Gzip
-	zstdBytes  = testcorpus.Zstd
-	writeBytes = testcorpus.WriteFiles
+	zipBytes   = testarchive.Zip
+	tarBytes   = testarchive.Tar
+	gzipBytes  = testarchive.Gzip
+	zstdBytes  = testarchive.Zstd
+	writeBytes = testarchive.WriteFiles
 )
 
-const helloBz2 = testcorpus.HelloBz2
+const helloBz2 = testarchive.HelloBz2
 
 // pairIDs returns the pairs of dedup --pairs --format jsonl as "A B".
 func pairIDs(t *testing.T, stdout string) []string {

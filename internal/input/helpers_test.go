@@ -1,20 +1,20 @@
 package input
 
-import "github.com/simidx/simidx/internal/testcorpus"
+import "github.com/simidx/simidx/internal/testarchive"
 
 // licenses is the folder of sample texts.
 const licenses = "../../testdata/licenses"
 
-// The archive makers of internal/testcorpus, by the names these tests use.
-type member = testcorpus.Member
+// The archive makers of internal/testarchive, by the names these tests use.
+type member = testarchive.Member
 
 var (
-	zipBytes   = testcorpus.Zip
-	tarBytes   = testcorpus.Tar
-	gzipBytes  = testcorpus.Gzip
-	zstdBytes  = testcorpus.Zstd
-	writeBytes = testcorpus.WriteFiles
-	xzBytes    = testcorpus.Xz
+	zipBytes   = testarchive.Zip
+	tarBytes   = testarchive.Tar
+	gzipBytes  = testarchive.Gzip
+	zstdBytes  = testarchive.Zstd
+	writeBytes = testarchive.WriteFiles
+	xzBytes    = testarchive.Xz
 )
 
-const helloBz2 = testcorpus.HelloBz2
+const helloBz2 = testarchive.HelloBz2

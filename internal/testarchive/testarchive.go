@@ -1,4 +1,6 @@
-package testcorpus
+// Package testarchive makes the compressed files and archives the tests
+// of the input layer and of the commands read.
+package testarchive
 
 import (
 	"archive/tar"
@@ -13,9 +15,6 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"github.com/ulikunitz/xz"
 )
-
-// The makers of the compressed files and archives the tests of the input
-// layer and of the commands read.
 
 // Member is a file of a test archive: its name and its content.
 type Member = [2]string
