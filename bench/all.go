@@ -117,7 +117,10 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 		return nil
 	}
 	path := func(name string) (string, bool) {
-		p := filepath.Join(cfg.Corpora, name+".jsonl")
+		p, err := corpusPath(cfg.Corpora, name)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "bench: %s: %v\n", name, err)
+		}
 		if _, err := os.Stat(p); err != nil {
 			if !slices.Contains(r.Missing, name) {
 				r.Missing = append(r.Missing, name)

@@ -27,6 +27,7 @@ var methodCorpora = []struct {
 }{
 	{corpusSpec{"fortunes-en", "words", 3}, true},
 	{corpusSpec{"fortunes-ru", "words", 3}, true},
+	{corpusSpec{brownSentences, "words", 3}, true},
 	{corpusSpec{"spdx-licenses", "words", 5}, false},
 	{corpusSpec{"manpages-en", "words", 5}, false},
 	{corpusSpec{"spamassassin-body", "words", 5}, false},
@@ -49,6 +50,7 @@ type methodSpec struct {
 // where named.
 var methodSpecs = []methodSpec{
 	{Name: "simhash + MinHash (default)", Settings: index.Settings{}, Sims: []float64{0, 0.8}},
+	{Name: "simhash + MinHash, short-text layer (--short-units 60)", Settings: index.Settings{ShortUnits: index.ShortTextUnits}, Sims: []float64{0}},
 	{Name: "simhash + MinHash, 2 of 14 bands", Settings: index.Settings{MinBands: 2}, Sims: []float64{0.6, 0.8}},
 	{Name: "simhash + MinHash, verified", Settings: index.Settings{StoreShingles: true}, Sims: []float64{0, 0.8}, Verify: true},
 	{Name: noMinHashMethod, Settings: index.Settings{NoMinHash: true}},
@@ -288,7 +290,10 @@ func methodsMain(args []string) error {
 	}
 	var res []*methodsCorpus
 	for _, mc := range methodCorpora {
-		p := filepath.Join(*corpora, mc.Name+".jsonl")
+		p, err := corpusPath(*corpora, mc.Name)
+		if err != nil {
+			return err
+		}
 		if _, err := os.Stat(p); err != nil {
 			fmt.Fprintf(os.Stderr, "bench: %s not found, skipped\n", p)
 			continue

@@ -194,8 +194,14 @@ type analysis struct {
 	fp    uint64   // 64-bit simhash fingerprint
 	exact uint64   // hash of the canonical text (exact-duplicate key)
 	sig   []uint64 // MinHash signature, nil when MinHash is off; owned by the analyzer
-	bands []uint64 // one hash per MinHash band, nil when MinHash is off; owned by the analyzer
+	// bands are the band hashes, nil when MinHash is off: Bands of the
+	// signature, then ShortBands of the short set with the short-text
+	// layer (zero for a text without one); owned by the analyzer.
+	bands []uint64
 	set   []uint64 // the set method's hashes, sorted, nil for other methods; owned by the analyzer
+	// short is the short set (see shortSet) of a text of at most
+	// ShortUnits units, nil otherwise; owned by the analyzer.
+	short []uint64
 	// shingles is the shingle set, sorted and without repeats, when the
 	// analyzer keeps it (Settings.StoreShingles); owned by the analyzer.
 	shingles []uint64
@@ -216,31 +222,30 @@ type analyzer struct {
 	sig      []uint64
 	bandBuf  []uint64
 	setBuf   []uint64
+	// The short-text layer: smh is nil without it.
+	smh                   *shingle.MinHasher
+	shortUnits, shortRows int
+	shortBands            int
+	shortBuf, shortSig    []uint64
 	// keepShingles makes analyze return the shingle set (sorted, in
 	// shingleSet).
 	keepShingles bool
 	shingleSet   []uint64
 }
 
-// newAnalyzer returns an analyzer for normalized settings. It panics if the
-// settings are invalid, which normalization rules out.
-func newAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) *analyzer {
-	a, err := makeAnalyzer(ts, minhash, minhashK, bands)
+// analyzerFor returns an analyzer for the normalized settings s. It panics
+// if the settings are invalid, which normalization rules out.
+func analyzerFor(s *Settings) *analyzer {
+	a, err := makeAnalyzer(s)
 	if err != nil {
 		panic(err)
 	}
-	return a
-}
-
-// analyzerFor returns an analyzer for the normalized settings s.
-func analyzerFor(s *Settings) *analyzer {
-	a := newAnalyzer(s.Text, s.MinHash, s.MinHashK, s.Bands)
 	a.keepShingles = s.StoreShingles
 	return a
 }
 
-func makeAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) (*analyzer, error) {
-	ts, err := ts.normalize()
+func makeAnalyzer(s *Settings) (*analyzer, error) {
+	ts, err := s.Text.normalize()
 	if err != nil {
 		return nil, err
 	}
@@ -253,11 +258,17 @@ func makeAnalyzer(ts TextSettings, minhash bool, minhashK, bands int) (*analyzer
 	if err != nil {
 		return nil, err
 	}
-	a := &analyzer{ts: ts, tok: tok, hasher: h, bands: bands}
-	if minhash {
-		if a.mh, err = shingle.NewMinHasher(minhashK, ts.Scheme); err != nil {
+	a := &analyzer{ts: ts, tok: tok, hasher: h, bands: s.Bands}
+	if s.MinHash {
+		if a.mh, err = shingle.NewMinHasher(s.MinHashK, ts.Scheme); err != nil {
 			return nil, err
 		}
+	}
+	if s.hasShort() {
+		if a.smh, err = shingle.NewMinHasher(s.ShortBands*s.ShortRows, ts.Scheme); err != nil {
+			return nil, err
+		}
+		a.shortUnits, a.shortBands, a.shortRows = s.ShortUnits, s.ShortBands, s.ShortRows
 	}
 	return a, nil
 }
@@ -299,7 +310,48 @@ func (a *analyzer) analyze(text []byte) analysis {
 			r.shingles = a.shingleSet
 		}
 	}
+	if a.smh != nil {
+		n := len(a.bandBuf)
+		if len(a.units) > 0 && len(a.units) <= a.shortUnits {
+			a.shortBuf = shortSet(a.shortBuf[:0], a.units)
+			r.short = a.shortBuf
+			a.shortSig = a.smh.Append(a.shortSig[:0], r.short)
+			a.bandBuf = shingle.AppendBands(a.bandBuf, a.shortSig, a.shortBands, a.shortRows)
+		} else {
+			for range a.shortBands {
+				a.bandBuf = append(a.bandBuf, 0)
+			}
+		}
+		// A real band hash is never 0, which marks an absent band: the
+		// chance that one is is 2^-64 a band, and it would only lose that
+		// band.
+		r.bands = a.bandBuf[:n+a.shortBands]
+	}
 	return r
+}
+
+// The units that mark the start and the end of a text in its short set.
+// They are part of the persisted format.
+const (
+	shortStart = 0x9e3779b97f4a7c15
+	shortEnd   = 0xc2b2ae3d27d4eb4f
+)
+
+// shortSet appends to dst the short set of a text of units, sorted and
+// without repeats: the hash (shingle.Combine) of each pair of adjacent
+// units, with a start mark before the first unit and an end mark after the
+// last, so that a text of n units has n+1 pairs (fewer if some repeat) and
+// a unit changed anywhere changes 2 of them. Cost: O(n log n) for n units.
+func shortSet(dst, units []uint64) []uint64 {
+	var p [2]uint64
+	p[1] = shortStart
+	for _, u := range units {
+		p[0], p[1] = p[1], u
+		dst = append(dst, shingle.Combine(p[:]))
+	}
+	p[0], p[1] = p[1], shortEnd
+	dst = append(dst, shingle.Combine(p[:]))
+	return shingle.Set(dst)
 }
 
 // estimateJaccard returns the Jaccard similarity estimated from two MinHash
@@ -328,7 +380,7 @@ func NewFingerprinter(s *Settings) (*Fingerprinter, error) {
 	if err != nil {
 		return nil, err
 	}
-	a, err := makeAnalyzer(n.Text, n.MinHash, n.MinHashK, n.Bands)
+	a, err := makeAnalyzer(&n)
 	if err != nil {
 		return nil, err
 	}
@@ -359,6 +411,13 @@ func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 // sorted and without repeats, valid until the next call; nil for the other
 // methods. Cost: O(len(text)) plus a sort.
 func (f *Fingerprinter) Set(text []byte) []uint64 { return f.a.analyze(text).set }
+
+// Short returns the short set of text (see Settings.ShortUnits), sorted
+// and without repeats, valid until the next call: nil without the
+// short-text layer or for a text of more than ShortUnits units. Two texts
+// that both have one are compared by the Jaccard similarity of their short
+// sets (shingle.Jaccard). Cost: O(len(text)).
+func (f *Fingerprinter) Short(text []byte) []uint64 { return f.a.analyze(text).short }
 
 // Shingles returns the set of shingle hashes of text under the settings'
 // shingle options (sorted, without repeats; see shingle.Jaccard), valid

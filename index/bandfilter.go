@@ -172,7 +172,7 @@ func (x *Index) rebuildBandFilter(capacity int64) error {
 // filter: its bands, with MinHash, and its exact hash.
 func (x *Index) filterKeysPerDoc() int {
 	if x.settings.MinHash {
-		return x.settings.Bands + 1
+		return x.settings.bandSlots() + 1
 	}
 	return 1
 }

@@ -12,7 +12,7 @@ import (
 // levels.
 func (ck *checker) bands() {
 	x, m, pr, tx := ck.x, &ck.m, &ck.pr, ck.tx
-	nb := x.settings.Bands
+	nb := x.settings.bandSlots()
 	members := 0
 	byN := make(map[uint32]*record, len(ck.recs))
 	for i := range ck.recs {
@@ -56,6 +56,9 @@ func (ck *checker) bands() {
 	dc := tx.Bucket(bucketDocs).Cursor()
 	for n, r := range byN {
 		for i, h := range r.bands {
+			if h == 0 { // a short band of a text without a short set
+				continue
+			}
 			if n < m.bandFrom(x, i) {
 				inBucket++
 				continue

@@ -193,7 +193,7 @@ func (x *Index) SimilarID(id string) (string, error) {
 					rep = r.id
 				}
 			}
-			ms, err := x.find(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, self: int64(a)}, q)
+			ms, err := x.find(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, short: r.short, self: int64(a)}, q)
 			if err != nil {
 				return err
 			}

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/simidx/simidx/index"
-	"github.com/simidx/simidx/shingle"
 )
 
 // TestDefaultQuery checks the rule of the default index and query against
@@ -31,12 +30,13 @@ func TestDefaultQuery(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	type an struct{ fp, sig, bands []uint64 }
+	type an struct{ fp, sig, bands, short []uint64 }
 	ans := make([]an, len(docs))
 	for i, d := range docs {
 		fp, sig, bands := fpr.Analyze(d.Text)
-		ans[i] = an{[]uint64{fp}, slices.Clone(sig), slices.Clone(bands)}
+		ans[i] = an{[]uint64{fp}, slices.Clone(sig), slices.Clone(bands), slices.Clone(fpr.Short(d.Text))}
 	}
+
 	k := index.DefaultMaxDistance
 	want := map[string]bool{}
 	total := 0
@@ -47,11 +47,8 @@ func TestDefaultQuery(t *testing.T) {
 				continue
 			}
 			d := bits.OnesCount64(ans[i].fp[0] ^ ans[j].fp[0])
-			shared := false
-			for b := range ans[i].bands {
-				shared = shared || ans[i].bands[b] == ans[j].bands[b]
-			}
-			if (d <= k || shared) && shingle.Estimate(ans[i].sig, ans[j].sig) >= index.DefaultMinSimilarity {
+			shared := sharedBands(ans[i].bands, ans[j].bands) > 0
+			if (d <= k || shared) && layerSimilarity(ans[i].sig, ans[i].short, ans[j].sig, ans[j].short) >= index.DefaultMinSimilarity {
 				sim = append(sim, docs[j].ID)
 				if i < j {
 					want[docs[i].ID+"/"+docs[j].ID] = true

@@ -17,6 +17,7 @@ type probe struct {
 	sig   []uint64 // nil without MinHash or text
 	bands []uint64
 	set   []uint64 // the set of a set method, with text
+	short []uint64 // the short set of a short text (see shortSet)
 	// shingles is the shingle set of the text, sorted, when the index
 	// stores shingle sets (Settings.StoreShingles).
 	shingles []uint64

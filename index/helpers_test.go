@@ -19,6 +19,7 @@ import (
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/eval"
 	"github.com/simidx/simidx/internal/testcorpus"
+	"github.com/simidx/simidx/shingle"
 )
 
 // Indexes.
@@ -292,3 +293,27 @@ func waitErrs(t *testing.T, wg *sync.WaitGroup, errs chan error) {
 // otherwise at a size that keeps the suite within minutes on a busy
 // machine.
 func stress() bool { return os.Getenv("SIMIDX_STRESS") != "" }
+
+// layerSimilarity is the similarity of the MinHash layer, written out for
+// brute-force answers: two short texts (both with a short set, see
+// Settings.ShortUnits) by the Jaccard similarity of their short sets,
+// others by the estimate from their signatures.
+func layerSimilarity(sigA, shortA, sigB, shortB []uint64) float64 {
+	if len(shortA) > 0 && len(shortB) > 0 {
+		return shingle.Jaccard(shortA, shortB)
+	}
+	return shingle.Estimate(sigA, sigB)
+}
+
+// sharedBands counts the bands two texts share, written out for
+// brute-force answers: a zero band is one a text does not have (a band of
+// the short-text layer of a longer text).
+func sharedBands(a, b []uint64) int {
+	n := 0
+	for i := range a {
+		if a[i] == b[i] && a[i] != 0 {
+			n++
+		}
+	}
+	return n
+}

@@ -20,7 +20,7 @@ func (x *Index) judgeHits(tx *bolt.Tx, docs *bolt.Bucket, hits []hit, pr *probe,
 	// The candidates' signatures are decoded into one buffer, on the
 	// stack for the usual sizes.
 	var sigBuf [128]uint64
-	sig, set := sigBuf[:0], []uint64(nil)
+	sig, set, short := sigBuf[:0], []uint64(nil), []uint64(nil)
 	var cand []uint64 // a candidate's shingle set, with q.verify
 	var shb *bolt.Bucket
 	if q.verify && pr.text {
@@ -40,12 +40,15 @@ func (x *Index) judgeHits(tx *bolt.Tx, docs *bolt.Bucket, hits []hit, pr *probe,
 		}
 		d := bits.OnesCount64(fpOf(v) ^ pr.fp)
 		// Decode only what the rule reads.
-		sig, set = sig[:0], set[:0]
+		sig, set, short = sig[:0], set[:0], short[:0]
 		switch {
 		case x.lay.sets && pr.text:
 			set = recordSet(set, v, x.lay)
 		case !x.lay.sets && pr.sig != nil:
 			sig = sigOf(sig, v, x.settings.MinHashK)
+			if len(pr.short) > 0 {
+				short = shortOf(short, v, x.lay)
+			}
 		}
 		has := false
 		if q.verify && pr.text {
@@ -54,7 +57,7 @@ func (x *Index) judgeHits(tx *bolt.Tx, docs *bolt.Bucket, hits []hit, pr *probe,
 				return nil, err
 			}
 		}
-		m, ok := x.judge(q, q.fp, pr, d, sig, set, cand, has, exactSet[h.n])
+		m, ok := x.judge(q, q.fp, pr, d, sig, set, short, cand, has, exactSet[h.n])
 		if !ok {
 			continue
 		}
@@ -65,15 +68,21 @@ func (x *Index) judgeHits(tx *bolt.Tx, docs *bolt.Bucket, hits []hit, pr *probe,
 
 // judge applies the match rule of q to a candidate found for the probe pr
 // (through the tables, the exact keys, the bands or the set postings) at
-// distance d, whose signature and set are sig and set (empty when it has
-// none, or the rule does not read them), whose shingle set is shingles if
-// hasShingles (read with q.verify only) and which is an exact copy of the
-// probe's text if exact. fpRule says the fingerprint rule applies. It is
-// the one rule of Query and matcher.
-func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, shingles []uint64, hasShingles, exact bool) (Match, bool) {
+// distance d, whose signature, set and short set are sig, set and short
+// (empty when it has none, or the rule does not read them), whose shingle
+// set is shingles if hasShingles (read with q.verify only) and which is an
+// exact copy of the probe's text if exact. fpRule says the fingerprint
+// rule applies. It is the one rule of Query and matcher.
+func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, short, shingles []uint64, hasShingles, exact bool) (Match, bool) {
 	m := Match{Distance: d}
 	keep := fpRule && d <= q.maxDist
 	switch {
+	case len(pr.short) > 0 && len(short) > 0:
+		// Two short texts: their exact similarity, verified or not.
+		m.Similarity, _ = textSimilarity(pr.sig, pr.short, sig, short)
+		if q.minSim > 0 {
+			keep = m.Similarity >= q.minSim
+		}
 	case q.verify && pr.text && hasShingles:
 		m.Similarity = setJaccard(pr.shingles, shingles)
 		if q.minSim > 0 {
@@ -94,8 +103,8 @@ func (x *Index) judge(q queryParams, fpRule bool, pr *probe, d int, sig, set, sh
 	case pr.sig != nil:
 		// A document added by fingerprint has no signature: it keeps the
 		// fingerprint rule's answer.
-		if len(sig) == len(pr.sig) {
-			m.Similarity = estimateJaccard(pr.sig, sig)
+		if sim, ok := textSimilarity(pr.sig, nil, sig, nil); ok {
+			m.Similarity = sim
 			if q.minSim > 0 {
 				keep = m.Similarity >= q.minSim
 			}
@@ -118,4 +127,22 @@ func (x *Index) setMatch(a, b []uint64) (float64, bool) {
 		return sim, shared >= x.settings.Text.MinShared && sim >= x.settings.Text.Threshold
 	}
 	return sim, shared >= 1
+}
+
+// textSimilarity returns the similarity of two texts of an index with
+// MinHash, given their signatures and short sets (nil when a text has
+// none): the exact Jaccard similarity of the short sets when both are
+// short texts (Settings.ShortUnits), else the Jaccard similarity of their
+// shingle sets estimated from the signatures; false when either has no
+// signature (added by fingerprint). It is the one similarity of the
+// MinHash layer: of Query, Pairs, Clusters and Compare. Cost: a merge of
+// two sets of at most ShortUnits+1 hashes, or a pass over two signatures.
+func textSimilarity(sigA, shortA, sigB, shortB []uint64) (float64, bool) {
+	if len(shortA) > 0 && len(shortB) > 0 {
+		return setJaccard(shortA, shortB), true
+	}
+	if len(sigA) == 0 || len(sigA) != len(sigB) {
+		return 0, false
+	}
+	return estimateJaccard(sigA, sigB), true
 }

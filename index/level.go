@@ -96,7 +96,9 @@ func (r *level) addBands(n uint32, bands []uint64) {
 	defer r.mu.Unlock()
 	r.bdocs++
 	for i, h := range bands {
-		r.addKey(n, recentKey{h: h, b: uint8(i)})
+		if h != 0 { // 0: a short band of a text without a short set
+			r.addKey(n, recentKey{h: h, b: uint8(i)})
+		}
 	}
 }
 

@@ -91,6 +91,8 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 		}
 		p.Exact = ra.exact == rb.exact
 		switch {
+		case len(ra.short) > 0 && len(rb.short) > 0:
+			p.Similarity, _ = textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
 		case q.verify:
 			var err error
 			p.Similarity, _, err = x.verifier(tx)(na, nb)
@@ -101,7 +103,7 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 				p.Similarity = 1
 			}
 		case x.settings.MinHash:
-			p.Similarity = estimateJaccard(ra.sig, rb.sig)
+			p.Similarity, _ = textSimilarity(ra.sig, nil, rb.sig, nil)
 		}
 		return nil
 	})

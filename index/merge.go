@@ -60,13 +60,31 @@ func (x *Index) maybeMergeLevels() error {
 }
 
 // mergeSlices returns the number of slices of a merge: one per table, then
-// with MinHash one per band and one for the exact keys.
+// with MinHash one per band of the signature, one for all the bands of the
+// short-text layer (few documents have them), and one for the exact keys.
 func (x *Index) mergeSlices() int {
 	n := len(x.tables)
 	if x.settings.MinHash {
-		n += x.settings.Bands + 1
+		n += x.bandSlice(exactBand) + 1
 	}
 	return n
+}
+
+// bandSlice returns the slice of a merge, counted from the first after the
+// tables', that merges band slot i (exactBand, or bandSlots, for the exact
+// keys): each band of the signature its own, the bands of the short-text
+// layer one together, then the exact keys.
+func (x *Index) bandSlice(i int) int {
+	s := &x.settings
+	switch {
+	case i < s.Bands:
+		return i
+	case i < s.bandSlots():
+		return s.Bands
+	case s.hasShort():
+		return s.Bands + 1
+	}
+	return s.Bands
 }
 
 // mergeSlice runs the next slice of the merge under way, in one
@@ -98,12 +116,20 @@ func (x *Index) mergeSlice() (bool, error) {
 			if err := x.applyTables(tx, chs, only(s)); err != nil {
 				return err
 			}
-		} else if s == len(x.tables)+x.settings.Bands {
+		} else if b := s - len(x.tables); b == x.bandSlice(exactBand) {
 			if err := x.mergeExact(tx, m.bandsFrom, m.mergeUpto); err != nil {
 				return err
 			}
-		} else if err := x.mergeBand(tx, s-len(x.tables), m.bandsFrom, m.mergeUpto); err != nil {
-			return err
+		} else if b < x.settings.Bands {
+			if err := x.mergeBand(tx, b, m.bandsFrom, m.mergeUpto); err != nil {
+				return err
+			}
+		} else {
+			for b := x.settings.Bands; b < x.settings.bandSlots(); b++ {
+				if err := x.mergeBand(tx, b, m.bandsFrom, m.mergeUpto); err != nil {
+					return err
+				}
+			}
 		}
 		if m.mergeDone++; m.mergeDone >= x.mergeSlices() {
 			m.tablesFrom = m.mergeUpto
@@ -179,7 +205,7 @@ func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
 	}
 	ps := make([]post, 0, to-from)
 	for n, v := range docRange(tx, from, to) {
-		if h, ok := bandOf(v, x.lay, b); ok {
+		if h, ok := bandOf(v, x.lay, b); ok && h != 0 { // 0: no short set
 			ps = append(ps, post{h, n})
 		}
 	}

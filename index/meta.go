@@ -43,10 +43,10 @@ func (m *meta) tableFrom(t int) uint32 {
 }
 
 // bandFrom returns the watermark of band i, as tableFrom for a table: the
-// slices of the bands come after those of the tables. Band number
-// Bands is the exact keys' (see exactFrom).
+// slices of the bands come after those of the tables (see bandSlice). Band
+// slot bandSlots is the exact keys' (see exactFrom).
 func (m *meta) bandFrom(x *Index, i int) uint32 {
-	if m.merging && len(x.tables)+i < m.mergeDone {
+	if m.merging && len(x.tables)+x.bandSlice(i) < m.mergeDone {
 		return m.mergeUpto
 	}
 	return m.bandsFrom
@@ -60,7 +60,7 @@ func (m *meta) bandFrom(x *Index, i int) uint32 {
 // the bands' in a merge. The exact bucket holds no key of a document that
 // does not have that hash: a replace or delete removes the old key from
 // the bucket whatever the watermark.
-func (m *meta) exactFrom(x *Index) uint32 { return m.bandFrom(x, x.settings.Bands) }
+func (m *meta) exactFrom(x *Index) uint32 { return m.bandFrom(x, exactBand) }
 
 func (x *Index) readMeta(tx *bolt.Tx) meta {
 	mb := tx.Bucket(bucketMeta)

@@ -276,8 +276,20 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
 		}
 		var p persisted
-		if err := json.Unmarshal(mb.Get(keySettings), &p); err != nil {
+		raw := mb.Get(keySettings)
+		if err := json.Unmarshal(raw, &p); err != nil {
 			return fmt.Errorf("%w: settings: %v", ErrNotIndex, err)
+		}
+		var short struct {
+			Units *int `json:"short_units"`
+		}
+		if err := json.Unmarshal(raw, &short); err != nil {
+			return fmt.Errorf("%w: settings: %v", ErrNotIndex, err)
+		}
+		if short.Units == nil {
+			// Settings stored before schema 7, which has no short-text
+			// layer.
+			p.ShortUnits = NoShortLayer
 		}
 		if p.MaxDistance == 0 {
 			p.MaxDistance = ZeroDistance // stored as a real distance
@@ -321,7 +333,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
-	x.lay = layout{k: st.MinHashK, bands: st.Bands, sets: st.Text.Method.IsSet()}
+	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet()}
 	x.akey = analysisKey(&st)
 	if !x.readOnly {
 		if err := x.recover(); err != nil {
@@ -420,7 +432,7 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 6 when it is
+// upgrade rewrites a file of an older schema as schema 7 when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
@@ -433,7 +445,9 @@ func (x *Index) recover() error {
 // shingles bucket of an index with Settings.StoreShingles, which an older
 // file never has: only its version changes. Schema 6 ends each record
 // written with its checksum (flagCRC), which the records of an older file
-// lack, as their flags say: only the version changes. A program of an
+// lack, as their flags say: only the version changes. Schema 7 adds the
+// short-text layer (Settings.ShortUnits), which settings stored without
+// the field do not have: only the version changes. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -16,7 +16,7 @@ const (
 
 	// SchemaVersion is the on-disk schema version this package writes.
 	// Open refuses indexes with a newer version (ErrVersion).
-	SchemaVersion = 6
+	SchemaVersion = 7
 )
 
 // ZeroDistance asks for Hamming distance 0 where a zero value would select a
@@ -25,13 +25,25 @@ const (
 // fingerprints only).
 const ZeroDistance = -1
 
+// NoShortLayer in Settings.ShortUnits leaves out the short-text layer, as
+// zero does; normalized settings say NoShortLayer.
+const NoShortLayer = -1
+
+// MaxShortUnits is the largest Settings.ShortUnits.
+const MaxShortUnits = 254
+
 // Default settings used when Options.Settings is nil or a field is zero.
 const (
 	DefaultMaxDistance  = 3
 	DefaultExpectedDocs = 1_000_000
 	DefaultMinHashK     = 84
 	DefaultBands        = 14
-	DefaultTimeout      = time.Second
+	// ShortTextUnits is the Settings.ShortUnits measured for corpora of
+	// short texts (see docs/methods.md); the layer is off by default.
+	ShortTextUnits    = 60
+	DefaultShortBands = 20
+	DefaultShortRows  = 3
+	DefaultTimeout    = time.Second
 )
 
 // Options configure Open. A nil *Options means the zero Options, whose

@@ -213,11 +213,18 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty map[uint32]bool, fn func(a, b uint32, d int, sim float64) error) error {
 	docs := tx.Bucket(bucketDocs)
 	mk := x.settings.MinHashK
-	var sa, sb []uint64
-	// similarity returns the pair's similarity and whether it is an
-	// estimate from two signatures (which q.minSim then applies to).
+	var sa, sb, ha, hb []uint64
+	// similarity returns the pair's similarity and whether it is one of
+	// the MinHash layer (textSimilarity), which q.minSim then applies to.
 	verified := x.verifier(tx)
 	similarity := func(a, b uint32) (float64, bool) {
+		if x.settings.hasShort() {
+			va, vb := docs.Get(docKey(a)), docs.Get(docKey(b))
+			ha, hb = shortOf(ha, va, x.lay), shortOf(hb, vb, x.lay)
+			if len(ha) > 0 && len(hb) > 0 {
+				return setJaccard(ha, hb), true
+			}
+		}
 		if q.verify {
 			if sim, ok, err := verified(a, b); err != nil || ok {
 				return sim, ok // an error shows again in the record reads
@@ -231,10 +238,8 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empt
 		}
 		sa = sigOf(sa, docs.Get(docKey(a)), mk)
 		sb = sigOf(sb, docs.Get(docKey(b)), mk)
-		if len(sa) == 0 || len(sb) == 0 {
-			return 0, false // added by fingerprint: the fingerprint rule alone
-		}
-		return estimateJaccard(sa, sb), true
+		// Added by fingerprint (no signature): the fingerprint rule alone.
+		return textSimilarity(sa, nil, sb, nil)
 	}
 	// lead[i] masks the leading blocks of table i in fingerprint order.
 	lead := make([]uint64, len(x.tables))
@@ -534,8 +539,8 @@ func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryPa
 			if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
 				continue
 			}
-			sim := estimateJaccard(ra.sig, rb.sig)
-			if q.verify {
+			sim, _ := textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
+			if q.verify && (len(ra.short) == 0 || len(rb.short) == 0) {
 				s, ok, err := verified(nums[a], nums[b])
 				if err != nil {
 					return err
@@ -557,7 +562,7 @@ func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryPa
 // sharesBandBefore reports whether a and b share a band before band.
 func sharesBandBefore(a, b *record, band int) bool {
 	for i := range band {
-		if a.bands[i] == b.bands[i] {
+		if a.bands[i] == b.bands[i] && a.bands[i] != 0 {
 			return true
 		}
 	}

@@ -318,7 +318,9 @@ func (pv partView) candidates(x *Index, q *docProbe) []uint32 {
 		ks = append(ks, recentKey{h: h, b: exactBand})
 	}
 	for b, h := range q.Bands() {
-		ks = append(ks, recentKey{h: h, b: uint8(b)})
+		if h != 0 { // 0: no short set
+			ks = append(ks, recentKey{h: h, b: uint8(b)})
+		}
 	}
 	for _, d := range pv.p.lv.appendKeyDocs(nil, ks) {
 		out = append(out, d.n)

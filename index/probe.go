@@ -31,7 +31,7 @@ func (x *Index) probeText(text []byte) (docProbe, error) {
 	defer x.pool.Put(a)
 	an := a.analyze(text)
 	return docProbe{p: probe{fp: an.fp, text: true, exact: an.exact, sig: slices.Clone(an.sig),
-		bands: slices.Clone(an.bands), set: slices.Clone(an.set), shingles: slices.Clone(an.shingles), self: -1},
+		bands: slices.Clone(an.bands), set: slices.Clone(an.set), short: slices.Clone(an.short), shingles: slices.Clone(an.shingles), self: -1},
 		valid: true, akey: x.akey}, nil
 }
 
@@ -66,7 +66,7 @@ func (x *Index) probeID(id string) (docProbe, error) {
 			return err
 		}
 		pr = docProbe{p: probe{fp: r.fp, text: r.text, exact: r.exact, sig: slices.Clone(r.sig),
-			bands: slices.Clone(r.bands), set: slices.Clone(r.set), shingles: sh, self: -1}, valid: true, akey: x.akey}
+			bands: slices.Clone(r.bands), set: slices.Clone(r.set), short: slices.Clone(r.short), shingles: sh, self: -1}, valid: true, akey: x.akey}
 		return nil
 	})
 	return pr, boltErr(err)
@@ -126,7 +126,7 @@ func (m *matcher) Match(q, d *docProbe) (Match, bool) {
 		return Match{}, false
 	}
 	exact := q.p.text && d.p.text && q.p.exact == d.p.exact
-	return x.judge(m.q, fpRule, &q.p, dist, d.p.sig, d.p.set, d.p.shingles, d.p.text && m.q.verify, exact)
+	return x.judge(m.q, fpRule, &q.p, dist, d.p.sig, d.p.set, d.p.short, d.p.shingles, d.p.text && m.q.verify, exact)
 }
 
 // Sort sorts matches in the order Query reports them. Cost: O(n log n).

@@ -130,7 +130,7 @@ func (x *Index) Query(text []byte, opts *QueryOptions) ([]Match, error) {
 	var ms []Match
 	err = x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
 		var err error
-		ms, err = x.search(tx, bf, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, shingles: an.shingles, self: -1}, q)
+		ms, err = x.search(tx, bf, probe{fp: an.fp, text: true, exact: an.exact, sig: an.sig, bands: an.bands, set: an.set, short: an.short, shingles: an.shingles, self: -1}, q)
 		return err
 	})
 	return ms, boltErr(err)
@@ -200,7 +200,7 @@ func (x *Index) QueryID(id string, opts *QueryOptions) ([]Match, error) {
 				return err
 			}
 		}
-		ms, err = x.search(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, shingles: sh, self: int64(n)}, q)
+		ms, err = x.search(tx, bf, probe{fp: r.fp, text: r.text, exact: r.exact, sig: r.sig, bands: r.bands, set: r.set, short: r.short, shingles: sh, self: int64(n)}, q)
 		return err
 	})
 	return ms, boltErr(err)

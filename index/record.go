@@ -13,11 +13,15 @@ import (
 
 // A record is the value of a document in the docs bucket:
 //
-//	fingerprint uint64 | flags byte | [exact uint64 | sig k*uint64 | bands b*uint64 | [n byte | set n*uint64]] | ID
+//	fingerprint uint64 | flags byte | [exact uint64 | sig k*uint64 | bands b*uint64 | [n byte | set n*uint64] | [m byte | short m*uint64]] | ID
 //
 // The bracketed part is present when flags has flagText; sig and bands are
 // present when the index has MinHash, n and set when it has a set method
-// (MethodNshash, MethodShort). Integers are big-endian. The ID takes the
+// (MethodNshash, MethodShort), m and short when flags has flagShort (schema
+// 7: a text of at most Settings.ShortUnits units in an index with the
+// short-text layer). The bands are the Bands bands of the signature, then,
+// in an index with the short-text layer, the ShortBands bands of the short
+// set, zero for a text without one. Integers are big-endian. The ID takes the
 // rest of the value, but for the last 4 bytes when flags has flagCRC
 // (schema 6, every record written since): the CRC-32C (Castagnoli) of the
 // bytes before them, big-endian, checked whenever the record is read (see
@@ -31,6 +35,9 @@ type record struct {
 	sig   []uint64
 	bands []uint64
 	set   []uint64 // sorted, without repeats
+	// short is the short set of a short text (see shortSet), sorted,
+	// without repeats; nil for other documents.
+	short []uint64
 	// shingles is the shingle set of a new text document in an index
 	// with Settings.StoreShingles, stored in its own bucket, not in the
 	// record.
@@ -38,9 +45,14 @@ type record struct {
 }
 
 const (
-	flagText = 1
-	flagCRC  = 0x80 // the record ends with its checksum
+	flagText  = 1
+	flagShort = 2    // a text record with a short set
+	flagCRC   = 0x80 // the record ends with its checksum
 )
+
+// isText reports whether record v (at least 9 bytes) is of a document
+// added with text.
+func isText(v []byte) bool { return v[8]&flagText != 0 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -106,7 +118,11 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 		b = append(b, r.id...)
 		return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
 	}
-	b = append(b, flagText|flagCRC)
+	flags := byte(flagText | flagCRC)
+	if len(r.short) > 0 {
+		flags |= flagShort
+	}
+	b = append(b, flags)
 	b = binary.BigEndian.AppendUint64(b, r.exact)
 	for _, v := range r.sig {
 		b = binary.BigEndian.AppendUint64(b, v)
@@ -117,6 +133,12 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 	if l.sets {
 		b = append(b, byte(len(r.set)))
 		for _, v := range r.set {
+			b = binary.BigEndian.AppendUint64(b, v)
+		}
+	}
+	if len(r.short) > 0 {
+		b = append(b, byte(len(r.short)))
+		for _, v := range r.short {
 			b = binary.BigEndian.AppendUint64(b, v)
 		}
 	}
@@ -140,7 +162,44 @@ func textLen(v []byte, l layout) int {
 			return -1
 		}
 	}
+	if v[8]&flagShort != 0 {
+		if len(v) < 9+n+1 {
+			return -1
+		}
+		n += 1 + 8*int(v[9+n])
+		if len(v) < 9+n {
+			return -1
+		}
+	}
 	return n
+}
+
+// shortOffset returns the offset in record v (without its checksum) of the
+// short set's count byte, or -1 if v has no short set.
+func shortOffset(v []byte, l layout) int {
+	if len(v) < 9 || v[8]&(flagText|flagShort) != flagText|flagShort {
+		return -1
+	}
+	n := textLen(v, l)
+	if n < 0 {
+		return -1
+	}
+	off := 9 + 8*(1+l.k+l.bands)
+	if l.sets {
+		off += 1 + 8*int(v[off])
+	}
+	return off
+}
+
+// shortOf decodes only the short set of record v into dst (empty for a
+// record without one).
+func shortOf(dst []uint64, v []byte, l layout) []uint64 {
+	dst = dst[:0]
+	v = body(v)
+	if off := shortOffset(v, l); off >= 0 {
+		dst = setOf(dst, v[off:])
+	}
+	return dst
 }
 
 // decodeRecord decodes v for an index of layout l. With full unset it
@@ -159,7 +218,7 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 	switch flags {
 	case 0:
 		v = v[9:]
-	case flagText:
+	case flagText, flagText | flagShort:
 		n := textLen(v, l)
 		if n < 0 {
 			return r, fmt.Errorf("%w: short document record", ErrCorrupt)
@@ -181,6 +240,13 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 		}
 		if full && l.sets {
 			r.set = setOf(nil, t[8*(1+k+l.bands):])
+		}
+		if full && flags&flagShort != 0 {
+			off := 8 * (1 + k + l.bands)
+			if l.sets {
+				off += 1 + 8*int(t[off])
+			}
+			r.short = setOf(nil, t[off:])
 		}
 	default:
 		return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
@@ -204,7 +270,7 @@ func setOf(dst []uint64, b []byte) []uint64 {
 func recordSet(dst []uint64, v []byte, l layout) []uint64 {
 	dst = dst[:0]
 	v = body(v)
-	if !l.sets || len(v) < 9 || recordFlags(v) != flagText || textLen(v, l) < 0 {
+	if !l.sets || len(v) < 9 || !isText(v) || textLen(v, l) < 0 {
 		return dst
 	}
 	return setOf(dst, v[9+8*(1+l.k+l.bands):])
@@ -214,7 +280,7 @@ func recordSet(dst []uint64, v []byte, l layout) []uint64 {
 func sigOf(dst []uint64, v []byte, k int) []uint64 {
 	dst = dst[:0]
 	v = body(v)
-	if len(v) < 9+8*(1+k) || recordFlags(v) != flagText {
+	if len(v) < 9+8*(1+k) || !isText(v) {
 		return dst
 	}
 	dst = slices.Grow(dst, k)
@@ -231,7 +297,7 @@ func idOf(v []byte, l layout) string {
 		return ""
 	}
 	n := 9
-	if recordFlags(v) == flagText {
+	if isText(v) {
 		t := textLen(v, l)
 		if t < 0 {
 			return ""
@@ -245,7 +311,7 @@ func idOf(v []byte, l layout) string {
 // is a text record (without text, or too short, it returns false).
 func textHash(v []byte) (uint64, bool) {
 	v = body(v)
-	if len(v) < 17 || recordFlags(v) != flagText {
+	if len(v) < 17 || !isText(v) {
 		return 0, false
 	}
 	return binary.BigEndian.Uint64(v[9:]), true
@@ -344,7 +410,7 @@ func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
 // exactBand its exact hash, if it has text.
 func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	v = body(v)
-	if len(v) < 9 || recordFlags(v) != flagText || textLen(v, l) < 0 {
+	if len(v) < 9 || !isText(v) || textLen(v, l) < 0 {
 		return 0, false
 	}
 	if b == exactBand {
@@ -360,7 +426,7 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 // text (or too short to hold them).
 func bandsOf(v []byte, l layout) []uint64 {
 	v = body(v)
-	if len(v) < 9 || recordFlags(v) != flagText || l.bands == 0 || textLen(v, l) < 0 {
+	if len(v) < 9 || !isText(v) || l.bands == 0 || textLen(v, l) < 0 {
 		return nil
 	}
 	bands := make([]uint64, l.bands)

@@ -534,11 +534,13 @@ func TestMinBands(t *testing.T) {
 		t.Fatal(err)
 	}
 	sigs := make([][]uint64, len(docs))
+	shorts := make([][]uint64, len(docs))
 	bands := make([][]uint64, len(docs))
 	fps := make([]uint64, len(docs))
 	for i := range docs {
 		fp, sig, b := fpr.Analyze(docs[i].text)
 		fps[i], sigs[i], bands[i] = fp, slices.Clone(sig), slices.Clone(b)
+		shorts[i] = slices.Clone(fpr.Short(docs[i].text))
 	}
 	x := newIndex(t, s)
 	if _, err := x.Load(context.Background(), seqDocs(textDocs(docs)), nil); err != nil {
@@ -550,13 +552,8 @@ func TestMinBands(t *testing.T) {
 	oneBand := 0
 	for i := range docs {
 		for j := i + 1; j < len(docs); j++ {
-			shared := 0
-			for b := range bands[i] {
-				if bands[i][b] == bands[j][b] {
-					shared++
-				}
-			}
-			sim := shingle.Estimate(sigs[i], sigs[j])
+			shared := sharedBands(bands[i], bands[j])
+			sim := layerSimilarity(sigs[i], shorts[i], sigs[j], shorts[j])
 			d := bits.OnesCount64(fps[i] ^ fps[j])
 			if sim >= minSim && (d <= 3 || shared >= 2) {
 				a, b := docs[i].id, docs[j].id

@@ -42,6 +42,7 @@ func TestVerifyBruteForce(t *testing.T) {
 		fp    uint64
 		bands []uint64
 		set   []uint64
+		short []uint64 // the short set of a short text, exact already
 	}
 	ds := make([]doc, len(docs))
 	sets := make([][]uint64, len(docs))
@@ -53,6 +54,7 @@ func TestVerifyBruteForce(t *testing.T) {
 		}
 		fp, _, bands := f.Analyze(d.Text)
 		ds[i] = doc{fp: fp, bands: append([]uint64(nil), bands...), set: sets[i]}
+		ds[i].short = append([]uint64(nil), f.Short(d.Text)...)
 	}
 	const threshold = 0.6
 	exact := map[[2]int]float64{}
@@ -65,6 +67,10 @@ func TestVerifyBruteForce(t *testing.T) {
 			return 0, false
 		}
 		jac := exact[[2]int{min(i, j), max(i, j)}]
+		if len(ds[i].short) > 0 && len(ds[j].short) > 0 {
+			// Two short texts: the similarity of their short sets.
+			jac = shingle.Jaccard(ds[i].short, ds[j].short)
+		}
 		cand := bits.OnesCount64(ds[i].fp^ds[j].fp) <= st.MaxDistance || shingle.SharedBands(ds[i].bands, ds[j].bands) > 0 || jac == 1
 		return jac, cand && jac >= threshold
 	}

@@ -188,9 +188,10 @@ func (x *Index) analyzeDoc(a *analyzer, d *Doc) (record, error) {
 	if x.settings.MinHash {
 		r.sig = slices.Clone(an.sig)
 		r.bands = slices.Clone(an.bands)
-		if len(r.sig) != x.settings.MinHashK || len(r.bands) != x.settings.Bands {
+		r.short = slices.Clone(an.short)
+		if len(r.sig) != x.settings.MinHashK || len(r.bands) != x.settings.bandSlots() {
 			return record{}, fmt.Errorf("index: analyzer returned %d MinHash values and %d bands, want %d and %d",
-				len(r.sig), len(r.bands), x.settings.MinHashK, x.settings.Bands)
+				len(r.sig), len(r.bands), x.settings.MinHashK, x.settings.bandSlots())
 		}
 	}
 	return r, nil
@@ -219,6 +220,7 @@ func (x *Index) probedRecord(d *probedDoc) (record, error) {
 	if x.settings.MinHash { // of the index's shape: the key says so
 		r.sig = slices.Clone(p.p.sig)
 		r.bands = slices.Clone(p.p.bands)
+		r.short = slices.Clone(p.p.short)
 	}
 	return r, nil
 }
@@ -521,14 +523,14 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 	f := x.filter.Load()
 	cur := x.lcur.Load()
 	var ws [256]uint32
-	for i := range x.settings.Bands {
+	for i := range x.settings.bandSlots() {
 		ws[i] = w(i)
 	}
 	for _, c := range chs {
 		if c.n >= from {
 			if r := c.new; r != nil && r.text {
 				for i, h := range r.bands {
-					if f != nil {
+					if f != nil && h != 0 {
 						f.add(i, h)
 					}
 				}
@@ -540,7 +542,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 				continue
 			}
 			for i, h := range r.bands {
-				if c.n >= ws[i] {
+				if c.n >= ws[i] || h == 0 { // 0: no short set
 					continue
 				}
 				op := postingOp{key: string(bandKey(i, h)), n: c.n, del: r == c.old}

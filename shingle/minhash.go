@@ -157,11 +157,13 @@ func Estimate(a, b []uint64) float64 {
 
 // SharedBands returns the number of bands in which the band hash lists a
 // and b (of AppendBands) agree, comparing the first min(len(a), len(b)).
-// Two documents sharing a band are LSH candidates. Cost: O(len(a)).
+// A zero band hash marks a band a document does not have, and is shared
+// with nothing. Two documents sharing a band are LSH candidates. Cost:
+// O(len(a)).
 func SharedBands(a, b []uint64) int {
 	n := 0
 	for i := range min(len(a), len(b)) {
-		if a[i] == b[i] {
+		if a[i] == b[i] && a[i] != 0 {
 			n++
 		}
 	}

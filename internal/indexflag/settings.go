@@ -31,6 +31,7 @@ type Settings struct {
 	minHashK     int
 	bands        int
 	minBands     int
+	shortUnits   int
 	shingles     bool
 
 	markup      string
@@ -79,6 +80,8 @@ func (s *Settings) AddIndex(fs *pflag.FlagSet, withK bool) {
 		"LSH `bands` of the MinHash signature; must divide --minhash-k")
 	fs.IntVar(&s.minBands, "min-bands", 1,
 		"`bands` a MinHash band candidate must share (2 of 14 is Broder's supershingle rule)")
+	fs.IntVar(&s.shortUnits, "short-units", 0,
+		"compare texts of at most `N` words (units) by the exact similarity of their pairs of adjacent words, so that one changed word of a short text is found (the short-text layer, with MinHash; 60 for corpora of short texts, see docs/methods.md); 0 leaves it out")
 	fs.BoolVar(&s.shingles, "store-shingles", false,
 		"keep each document's shingle set, for --verify (exact similarities); costs about the size of the text on disk")
 }
@@ -181,6 +184,14 @@ func (s *Settings) Build() (*index.Settings, error) {
 			return nil, usage.Errorf("--min-bands must be positive, not %d", s.minBands)
 		}
 		st.MinBands = s.minBands
+	}
+	if set("short-units") {
+		switch {
+		case s.shortUnits < 0 || s.shortUnits > index.MaxShortUnits:
+			return nil, usage.Errorf("--short-units must be in 0..%d, not %d", index.MaxShortUnits, s.shortUnits)
+		default: // 0 leaves the layer out, as the zero Settings do
+			st.ShortUnits = s.shortUnits
+		}
 	}
 	if set("store-shingles") {
 		st.StoreShingles = s.shingles
