@@ -71,6 +71,7 @@ Example:
 		fs.StringVar(&o.emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
 		fs.BoolVar(&o.pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
 		fs.StringVar(&o.policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
+		fs.StringVar(&o.linkage, "linkage", defaultLinkage, "how pairs join into clusters: `single` (chains) or center (each member a pair of the kept one; see above)")
 		fs.IntVar(&o.limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		o.out.add(fs)
 		o.in.Add(fs)
@@ -83,17 +84,18 @@ Example:
 
 // dedupOptions are the flags of simidx dedup.
 type dedupOptions struct {
-	db     string
-	q      indexflag.Query
-	pairs  bool
-	emit   string
-	policy string
-	limit  int
-	in     input.Flags
-	sf     indexflag.Settings
-	out    outputFlags
-	quiet  bool
-	fs     *pflag.FlagSet // for the flags given
+	db      string
+	q       indexflag.Query
+	pairs   bool
+	emit    string
+	policy  string
+	linkage string
+	limit   int
+	in      input.Flags
+	sf      indexflag.Settings
+	out     outputFlags
+	quiet   bool
+	fs      *pflag.FlagSet // for the flags given
 }
 
 // runDedup runs simidx dedup on the INPUT args or the index at --db.
@@ -113,6 +115,10 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	if err := checkKeep(o.policy); err != nil {
 		return err
 	}
+	linkage, err := parseLinkage(o.linkage)
+	if err != nil {
+		return err
+	}
 	if o.pairs {
 		if o.fs.Changed("emit") && o.emit != emitPairs {
 			return usagef("--pairs is --emit pairs; it cannot be used with --emit %s", o.emit)
@@ -127,6 +133,9 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	}
 	if o.fs.Changed("keep") && o.emit == emitPairs {
 		return usagef("--keep chooses the member a cluster keeps; --emit pairs keeps nothing")
+	}
+	if o.fs.Changed("linkage") && o.emit == emitPairs {
+		return usagef("--linkage says how pairs join into clusters; --emit pairs writes the pairs themselves")
 	}
 	if o.db == "" && len(args) == 0 {
 		return usagef("give INPUT to deduplicate (files, directories or -), or --db PATH of an index")
@@ -252,6 +261,7 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	if rd != nil {
 		sizes = rd.Sizes()
 	}
+	opts.Linkage = linkage
 	switch o.emit {
 	case emitPairs:
 		err = reportPairs(ctx, x, opts, o.limit, w)
@@ -292,6 +302,19 @@ func checkKeep(policy string) error {
 		return nil
 	}
 	return usagef("--keep must be first, last, longest, shortest or id, not %q", policy)
+}
+
+// defaultLinkage is the --linkage of dedup.
+const defaultLinkage = "center"
+
+func parseLinkage(s string) (index.Linkage, error) {
+	switch s {
+	case "single":
+		return index.SingleLinkage, nil
+	case "center":
+		return index.CenterLinkage, nil
+	}
+	return 0, usagef("--linkage must be single or center, not %q", s)
 }
 
 func checkEmit(what string) error {
@@ -419,11 +442,7 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 	} else {
 		w.Header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
 	}
-	return x.Clusters(ctx, opts, func(c index.Cluster) error {
-		k, err := keep.Kept(c, policy, sizes)
-		if err != nil {
-			return err
-		}
+	return keep.Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
 		rec := clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs, Keep: k.ID,
 			Members: []memberRecord{{ID: k.ID, Keep: true}}}
 		for _, m := range c.Members {
