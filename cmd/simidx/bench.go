@@ -25,7 +25,7 @@ import (
 var benchCommand = &command{
 	name:  "bench",
 	args:  "[--db PATH | settings flags] [--target-similarity T] [--prefer WHAT] [flags] INPUT...",
-	short: "measure how well your documents' near duplicates are found, and recommend settings",
+	short: "find the settings that find your documents' near duplicates best",
 	long: `Bench measures how well near duplicates of your own documents are found, and
 recommends the settings that find them best. It reads INPUT (as simidx index
 reads its inputs) once and takes two uniform samples of it.
