@@ -396,9 +396,13 @@ func newSection(to *output.Writer) *section {
 	return s
 }
 
+// close writes the table, each line without the padding of an empty last
+// cell.
 func (s *section) close() {
 	s.Writer.Close()
-	s.to.Write(s.b.Bytes())
+	for l := range strings.Lines(s.b.String()) {
+		fmt.Fprintln(s.to, strings.TrimRight(l, " \n"))
+	}
 }
 
 // settingRecord is a measured setting of the real pairs in JSON lines.

@@ -73,10 +73,9 @@ type Recall struct {
 
 // MeasureRecall plants each edit of kinds at each of rates in each of
 // docs and measures each document against its edited copy under f (Found:
-// within f's k or sharing a band, and an estimate of at least minSim),
-// then
-// up to unrelated pairs of different documents of docs whose Jaccard
-// similarity is below 0.3. It returns what it measured so far when ctx is
+// within f's k or sharing a band, and an estimate of at least minSim; with
+// minSim 0, within k), then up to unrelated pairs of different documents
+// of docs whose Jaccard similarity is below 0.3. It returns what it measured so far when ctx is
 // done. The same rng state gives the same figures. Cost: an analysis of
 // each document and of each edited copy, O(len(docs) × edits × rates).
 func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kinds []Edit, rates []float64, minSim float64, unrelated int, rng *rand.Rand) *Recall {
@@ -106,10 +105,13 @@ func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc
 			Distance: bits.OnesCount64(a.fp ^ b.fp),
 			Band:     shingle.SharedBands(a.bands, b.bands) > 0,
 		}
-		if a.sig != nil {
+		switch {
+		case a.sig != nil && minSim > 0:
 			// The rule of a default query (index.QueryOptions).
 			cand := p.Distance <= k || shingle.SharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
 			p.Found = cand && shingle.Estimate(a.sig, b.sig) >= minSim
+		case a.sig != nil:
+			p.Found = p.Distance <= k // no threshold: the fingerprint rule alone
 		}
 		return p
 	}
