@@ -89,7 +89,7 @@ Example:
 		fs.StringVar(&o.emit, "emit", emitClusters, "`what` to write: clusters, pairs, keep, drop or records (see above)")
 		fs.BoolVar(&o.pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
 		fs.StringVar(&o.policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
-		fs.StringVar(&o.linkage, "linkage", defaultLinkage, "`linkage` joining pairs into clusters: center (each member dropped a pair of the member kept) or single (chains; see above)")
+		fs.StringVar(&o.link, "linkage", defaultLinkage, "`linkage` joining pairs into clusters: center (each member dropped a pair of the member kept) or single (chains; see above)")
 		fs.IntVar(&o.limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		o.out.add(fs)
 		o.in.Add(fs)
@@ -102,18 +102,18 @@ Example:
 
 // dedupOptions are the flags of simidx dedup.
 type dedupOptions struct {
-	db      string
-	q       indexflag.Query
-	pairs   bool
-	emit    string
-	policy  string
-	linkage string
-	limit   int
-	in      input.Flags
-	sf      indexflag.Settings
-	out     outputFlags
-	quiet   bool
-	fs      *pflag.FlagSet // for the flags given
+	db     string
+	q      indexflag.Query
+	pairs  bool
+	emit   string
+	policy string
+	link   string // --linkage
+	limit  int
+	in     input.Flags
+	sf     indexflag.Settings
+	out    outputFlags
+	quiet  bool
+	fs     *pflag.FlagSet // for the flags given
 }
 
 // runDedup runs simidx dedup on the INPUT args or the index at --db.
@@ -133,7 +133,7 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	if err := checkKeep(o.policy); err != nil {
 		return err
 	}
-	linkage, err := parseLinkage(o.linkage)
+	linkage, err := parseLinkage(o.link)
 	if err != nil {
 		return err
 	}
