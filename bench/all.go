@@ -45,6 +45,7 @@ type report struct {
 	Methods  []*methodsCorpus // every method side by side
 	Scripts  *scriptsResult   // simplified and traditional Chinese, Russian exact groups
 	Planted  []*plantedResult
+	Linkage  []linkageRow // the clusters of dedup by linkage
 	Features map[string]*featuresResult
 	FP       *fpResult
 	Index    []*indexResult
@@ -168,6 +169,19 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 			}); err != nil {
 				return nil, err
 			}
+		}
+	}
+	for _, name := range linkageCorpora {
+		p, ok := path(name)
+		if !ok {
+			continue
+		}
+		if err := step("linkage "+name, func() error {
+			rows, err := runLinkage(name, p, maxDocs)
+			r.Linkage = append(r.Linkage, rows...)
+			return err
+		}); err != nil {
+			return nil, err
 		}
 	}
 	for _, spec := range plantedCorpora {
@@ -367,6 +381,11 @@ func (r *report) markdown(w io.Writer) {
 		fmt.Fprintln(w)
 		r.Scripts.writeMarkdown(w)
 		fmt.Fprintln(w)
+	}
+	if len(r.Linkage) > 0 {
+		fmt.Fprintln(w, "## Clusters: single and center linkage")
+		fmt.Fprintln(w)
+		writeLinkage(w, r.Linkage)
 	}
 	r.writePlanted(w)
 	r.writeSpeed(w)

@@ -8,6 +8,7 @@
 //	go run . planted -corpus FILE.jsonl [-unit words|chars] [-size 5] [-docs 200]
 //	go run . e2e -corpus FILE.jsonl [-rounds 2]
 //	go run . methods --corpora DIR [-max-docs N]
+//	go run . linkage -corpora DIR [-max-docs N]
 //	go run . gobench [-count 3] [-quick]
 //	go run . scripts -corpora DIR
 //	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH] [-baseline REV] [-json FILE]
@@ -40,6 +41,10 @@
 // MinHash layer, nshash, short, mfonda) on short and long corpora: a real
 // index built with index.Load, its pairs from index.Pairs scored against
 // the ground truth, with load and Pairs times.
+//
+// linkage: the clusters of simidx dedup under single and center linkage
+// on real corpora: how many, how large, and how many have members that
+// are no near duplicate of the member kept.
 //
 // gobench: runs the Go benchmarks of the index and the server that the
 // report gives, and writes their section of the report.
@@ -79,6 +84,7 @@ var commands = map[string]func(args []string) error{
 	"planted":      plantedMain,
 	"e2e":          e2eMain,
 	"methods":      methodsMain,
+	"linkage":      linkageMain,
 	"all":          allMain,
 }
 

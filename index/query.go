@@ -72,6 +72,18 @@ type QueryOptions struct {
 	// candidate (of both documents of each candidate pair in Pairs) and a
 	// merge of two sorted sets.
 	Verify bool
+
+	// Linkage is how Clusters joins pairs into clusters: SingleLinkage
+	// (the zero value) or CenterLinkage. Query and Pairs ignore it.
+	Linkage Linkage
+
+	// CenterOrder is the order in which CenterLinkage takes documents as
+	// centers: a before b if it returns a negative number, ties broken by
+	// Seq; nil is the order of addition (Seq). The center of a cluster is
+	// its first member in this order: to keep the centers, order the
+	// documents by what should be kept. Clusters calls it outside its
+	// read transaction; the other methods ignore it.
+	CenterOrder func(a, b Member) int
 }
 
 // Match is a document found by a query.

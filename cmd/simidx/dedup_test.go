@@ -12,13 +12,36 @@ import (
 )
 
 // TestDedupSample runs the command of the README on the sample corpus: real
-// licence families come out as clusters.
+// licence families come out as clusters. With single linkage every
+// family is in one cluster; with center linkage (the default), the BSD
+// licences, which chain, are split.
 func TestDedupSample(t *testing.T) {
 	r := mustRun(t, "", "dedup", licenses)
 	if !strings.HasPrefix(r.stderr, "indexed 68 documents") {
 		t.Errorf("stderr: %q", r.stderr)
 	}
-	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	center := tableClusters(t, r.stdout)
+	families := [][]string{
+		{"GPL-2.0-only.txt", "GPL-2.0-or-later.txt"},
+		{"Apache-2.0.txt", "ECL-2.0.txt"},
+		{"JSON.txt", "MIT.txt"},
+		{"GPL-3.0-only.txt", "GPL-3.0-or-later.txt"},
+		{"CC-BY-4.0.txt", "CC-BY-SA-4.0.txt"},
+		{"MPL-2.0.txt", "MPL-2.0-no-copyleft-exception.txt"},
+	}
+	checkFamilies(t, center, families)
+	single := tableClusters(t, mustRun(t, "", "dedup", "-q", "--linkage", "single", licenses).stdout)
+	checkFamilies(t, single, append(families, []string{"BSD-3-Clause.txt", "BSD-3-Clause-Attribution.txt"}))
+	if len(center) <= len(single) {
+		t.Errorf("%d clusters with center linkage, %d with single: the chains are not split", len(center), len(single))
+	}
+}
+
+// tableClusters returns the clusters of the table dedup writes, each the
+// kept member then the others.
+func tableClusters(t *testing.T, out string) [][]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if got := strings.Join(strings.Fields(lines[0]), " "); got != "CLUSTER SIZE ID KEEP DISTANCE SIMILARITY EXACT" {
 		t.Errorf("header %q", lines[0])
 	}
@@ -36,15 +59,14 @@ func TestDedupSample(t *testing.T) {
 			t.Fatalf("row %q", l)
 		}
 	}
-	for _, family := range [][]string{
-		{"GPL-2.0-only.txt", "GPL-2.0-or-later.txt"},
-		{"Apache-2.0.txt", "ECL-2.0.txt"},
-		{"JSON.txt", "MIT.txt"},
-		{"BSD-3-Clause.txt", "BSD-3-Clause-Attribution.txt"},
-		{"GPL-3.0-only.txt", "GPL-3.0-or-later.txt"},
-		{"CC-BY-4.0.txt", "CC-BY-SA-4.0.txt"},
-		{"MPL-2.0.txt", "MPL-2.0-no-copyleft-exception.txt"},
-	} {
+	return clusters
+}
+
+// checkFamilies checks that each of families is in one of clusters, that
+// unrelated licences are in none, and that there are 10 clusters or more.
+func checkFamilies(t *testing.T, clusters [][]string, families [][]string) {
+	t.Helper()
+	for _, family := range families {
 		if !slices.ContainsFunc(clusters, func(c []string) bool {
 			return slices.Contains(c, family[0]) && slices.Contains(c, family[1])
 		}) {
@@ -60,7 +82,7 @@ func TestDedupSample(t *testing.T) {
 		}
 	}
 	if len(clusters) < 10 {
-		t.Errorf("only %d clusters:\n%s", len(clusters), r.stdout)
+		t.Errorf("only %d clusters: %v", len(clusters), clusters)
 	}
 }
 
@@ -71,8 +93,10 @@ func TestDedupJSONL(t *testing.T) {
 		if o["cluster"].(interface{ String() string }).String() != strconv.Itoa(i) {
 			t.Errorf("cluster %v at position %d", o["cluster"], i)
 		}
+		// With center linkage (the default) the representative is the
+		// center, which is kept.
 		ids := o["ids"].([]any)
-		if len(ids) < 2 || o["representative"] != ids[0] {
+		if len(ids) < 2 || o["representative"] != o["keep"] || !slices.Contains(ids, o["representative"]) {
 			t.Errorf("cluster %v", o)
 		}
 		for j := 1; j < len(ids); j++ {

@@ -14,7 +14,7 @@
 //	stats        describe an index
 //	backup       write a consistent copy of an index, also while it is in use
 //	serve        answer near-duplicate checks and adds over HTTP
-//	bench        measure recall versus Hamming distance on your own documents
+//	bench        find the settings that find your documents' near duplicates best
 //	version      print the version
 //	help         show the help of a command
 //

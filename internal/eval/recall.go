@@ -19,8 +19,7 @@ const MaxK = 12
 // least minShingles shingles under f (reservoir sampling: one pass, n
 // documents in memory). It stops at the first error of docs.
 func Sample(docs iter.Seq2[index.Doc, error], f *index.Fingerprinter, rng *rand.Rand, n, minShingles int) []index.Doc {
-	var sample []index.Doc
-	seen := 0
+	r := Reservoir{N: n}
 	for d, err := range docs {
 		if err != nil {
 			break
@@ -28,17 +27,30 @@ func Sample(docs iter.Seq2[index.Doc, error], f *index.Fingerprinter, rng *rand.
 		if len(f.Shingles(d.Text)) < minShingles {
 			continue
 		}
-		seen++
-		switch {
-		case len(sample) < n:
-			sample = append(sample, d)
-		default:
-			if j := rng.IntN(seen); j < n {
-				sample[j] = d
-			}
+		r.Offer(d, rng)
+	}
+	return r.Docs
+}
+
+// Reservoir is a uniform sample of up to N of the documents offered to it
+// (reservoir sampling: one pass, N documents in memory).
+type Reservoir struct {
+	N    int
+	Docs []index.Doc // the sample
+	Seen int         // the documents offered
+}
+
+// Offer offers d to the sample, drawing from rng once the sample is full.
+func (r *Reservoir) Offer(d index.Doc, rng *rand.Rand) {
+	r.Seen++
+	switch {
+	case len(r.Docs) < r.N:
+		r.Docs = append(r.Docs, d)
+	default:
+		if j := rng.IntN(r.Seen); j < r.N {
+			r.Docs[j] = d
 		}
 	}
-	return sample
 }
 
 // Measured is one measured pair: a document and an edited copy of it (or
@@ -60,12 +72,13 @@ type Recall struct {
 }
 
 // MeasureRecall plants each edit of kinds at each of rates in each of
-// docs and measures each document against its edited copy under f, then
-// up to unrelated pairs of different documents of docs whose Jaccard
-// similarity is below 0.3. It returns what it measured so far when ctx is
+// docs and measures each document against its edited copy under f (Found:
+// within f's k or sharing a band, and an estimate of at least minSim; with
+// minSim 0, within k), then up to unrelated pairs of different documents
+// of docs whose Jaccard similarity is below 0.3. It returns what it measured so far when ctx is
 // done. The same rng state gives the same figures. Cost: an analysis of
 // each document and of each edited copy, O(len(docs) × edits × rates).
-func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kinds []Edit, rates []float64, unrelated int, rng *rand.Rand) *Recall {
+func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc, kinds []Edit, rates []float64, minSim float64, unrelated int, rng *rand.Rand) *Recall {
 	type prepared struct {
 		set   []uint64
 		fp    uint64
@@ -92,10 +105,13 @@ func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc
 			Distance: bits.OnesCount64(a.fp ^ b.fp),
 			Band:     shingle.SharedBands(a.bands, b.bands) > 0,
 		}
-		if a.sig != nil {
+		switch {
+		case a.sig != nil && minSim > 0:
 			// The rule of a default query (index.QueryOptions).
 			cand := p.Distance <= k || shingle.SharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
-			p.Found = cand && shingle.Estimate(a.sig, b.sig) >= index.DefaultMinSimilarity
+			p.Found = cand && shingle.Estimate(a.sig, b.sig) >= minSim
+		case a.sig != nil:
+			p.Found = p.Distance <= k // no threshold: the fingerprint rule alone
 		}
 		return p
 	}

@@ -76,7 +76,7 @@ func TestMeasureRecall(t *testing.T) {
 	kinds := []eval.Edit{eval.Substitute, eval.Crop}
 	rates := []float64{0.02, 0.2}
 	measure := func() *eval.Recall {
-		return eval.MeasureRecall(context.Background(), f, docs, kinds, rates, 20, rand.New(rand.NewPCG(7, 7)))
+		return eval.MeasureRecall(context.Background(), f, docs, kinds, rates, index.DefaultMinSimilarity, 20, rand.New(rand.NewPCG(7, 7)))
 	}
 	r := measure()
 	if !r.MinHash || len(r.Planted) != len(docs)*len(kinds)*len(rates) {
@@ -113,7 +113,7 @@ func TestMeasureRecall(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if r := eval.MeasureRecall(ctx, f, docs, kinds, rates, 20, rand.New(rand.NewPCG(7, 7))); len(r.Planted) != 0 {
+	if r := eval.MeasureRecall(ctx, f, docs, kinds, rates, index.DefaultMinSimilarity, 20, rand.New(rand.NewPCG(7, 7))); len(r.Planted) != 0 {
 		t.Errorf("%d pairs measured after ctx was done", len(r.Planted))
 	}
 }

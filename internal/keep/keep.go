@@ -136,49 +136,79 @@ func (rd *Docs) WriteRecords(w io.Writer, drop map[string]bool) error {
 	return nil
 }
 
-// Kept returns the member of c that policy, one of the policies above,
-// keeps. sizes are the text sizes of the documents read in this run (for
-// Longest and Shortest): a member without one is an error. Cost: one pass
-// over the members.
-func Kept(c index.Cluster, policy string, sizes map[string]int64) (index.Member, error) {
-	ms := c.Members
-	var best index.Member
+// Order returns the order of policy, one of the policies above, on the
+// members of a cluster: negative if policy keeps a rather than b. It is
+// the order of Kept, and the center order of center linkage
+// (index.QueryOptions.CenterOrder), so that the member kept is the center.
+// sizes are the text sizes of the documents read (for Longest and
+// Shortest); a member without one counts as size 0 (Kept says it is an
+// error). Ties (equal sizes) are left to Seq, the first first.
+func Order(policy string, sizes map[string]int64) func(a, b index.Member) int {
 	switch policy {
-	case First:
-		best = slices.MinFunc(ms, func(a, b index.Member) int { return cmp.Compare(a.Seq, b.Seq) })
 	case Last:
-		best = slices.MaxFunc(ms, func(a, b index.Member) int { return cmp.Compare(a.Seq, b.Seq) })
+		return func(a, b index.Member) int { return cmp.Compare(b.Seq, a.Seq) }
 	case ID:
-		best = slices.MinFunc(ms, func(a, b index.Member) int { return strings.Compare(a.ID, b.ID) })
-	default:
-		for _, m := range ms {
+		return func(a, b index.Member) int { return strings.Compare(a.ID, b.ID) }
+	case Longest:
+		return func(a, b index.Member) int { return cmp.Compare(sizes[b.ID], sizes[a.ID]) }
+	case Shortest:
+		return func(a, b index.Member) int { return cmp.Compare(sizes[a.ID], sizes[b.ID]) }
+	}
+	return func(a, b index.Member) int { return cmp.Compare(a.Seq, b.Seq) } // First
+}
+
+// Kept returns the member of c that policy, one of the policies above,
+// keeps: the first of c.Members in Order, the first added of equals.
+// sizes are the text sizes of the documents read in this run (for Longest
+// and Shortest): a member without one is an error. Cost: one pass over
+// the members.
+func Kept(c index.Cluster, policy string, sizes map[string]int64) (index.Member, error) {
+	if policy == Longest || policy == Shortest {
+		for _, m := range c.Members {
 			if _, ok := sizes[m.ID]; !ok {
-				return best, fmt.Errorf("--keep %s compares the sizes of the texts read in this run, and %s of cluster %d was not read in it (it was in the index before)",
+				return index.Member{}, fmt.Errorf("--keep %s compares the sizes of the texts read in this run, and %s of cluster %d was not read in it (it was in the index before)",
 					policy, strconv.Quote(m.ID), c.Number)
 			}
 		}
-		sign := int64(1)
-		if policy == Shortest {
-			sign = -1
-		}
-		// The longest (shortest), the first of equals.
-		best = slices.MinFunc(ms, func(a, b index.Member) int {
-			return cmp.Or(cmp.Compare(sign*sizes[b.ID], sign*sizes[a.ID]), cmp.Compare(a.Seq, b.Seq))
-		})
 	}
-	return best, nil
+	order := Order(policy, sizes)
+	return slices.MinFunc(c.Members, func(a, b index.Member) int {
+		return cmp.Or(order(a, b), cmp.Compare(a.Seq, b.Seq))
+	}), nil
 }
 
-// Drops returns the IDs of the documents to drop: every member of every
-// cluster of x within opts but the one policy keeps. Cost: what
-// x.Clusters costs, and a map of the IDs dropped.
-func Drops(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64) (map[string]bool, error) {
-	drop := map[string]bool{}
-	err := x.Clusters(ctx, opts, func(c index.Cluster) error {
+// Clusters calls fn for every cluster of x within opts, as x.Clusters
+// does, with the member policy keeps (Kept), until fn returns an error.
+// With center linkage (opts.Linkage) the centers are taken in the order
+// of policy (Order), and the member kept is the center: every member
+// dropped is a near duplicate of the one kept. Cost: what x.Clusters
+// costs, and a pass over the members of each cluster.
+func Clusters(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, fn func(c index.Cluster, kept index.Member) error) error {
+	center := opts != nil && opts.Linkage == index.CenterLinkage
+	if center {
+		o := *opts
+		o.CenterOrder = Order(policy, sizes)
+		opts = &o
+	}
+	return x.Clusters(ctx, opts, func(c index.Cluster) error {
 		k, err := Kept(c, policy, sizes)
 		if err != nil {
 			return err
 		}
+		if center && k.ID != c.Representative {
+			return fmt.Errorf("internal error: cluster %d keeps %s, not its center %s", c.Number, strconv.Quote(k.ID), strconv.Quote(c.Representative))
+		}
+		return fn(c, k)
+	})
+}
+
+// Drops returns the IDs of the documents to drop: every member of every
+// cluster of x within opts (with its linkage) but the one policy keeps,
+// as Clusters gives them. Cost: what Clusters costs, and a map of the IDs
+// dropped.
+func Drops(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64) (map[string]bool, error) {
+	drop := map[string]bool{}
+	err := Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
 		for _, m := range c.Members {
 			if m.Seq != k.Seq {
 				drop[m.ID] = true

@@ -1,0 +1,152 @@
+package index
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	mathbits "math/bits"
+	"slices"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Linkage is how Clusters joins the pairs of near duplicates into
+// clusters (QueryOptions.Linkage).
+type Linkage int
+
+const (
+	// SingleLinkage makes a cluster of every connected group of pairs: two
+	// documents are in one cluster if a chain of pairs joins them. Chains
+	// can join documents that are far apart (a family of licences that
+	// share boilerplate, each pair at the threshold): a member need not be
+	// a near duplicate of the representative, nor of any member but one.
+	SingleLinkage Linkage = iota
+
+	// CenterLinkage makes clusters around centers, greedily: the documents
+	// that have a pair are taken in the order of QueryOptions.CenterOrder
+	// (the order of addition by default); one that no center has taken
+	// becomes a center and takes every document paired with it that no
+	// center has taken yet. A cluster is a center and what it took, at
+	// least one document: every member is a near duplicate of its center
+	// (the two are a pair, by the rule of the query), the center is the
+	// first of its cluster in the order, and no two centers are a pair. A
+	// document whose every near duplicate went to other centers before its
+	// turn is in no cluster. The Representative of a cluster is its
+	// center.
+	CenterLinkage
+)
+
+// String returns "single" or "center".
+func (l Linkage) String() string {
+	switch l {
+	case SingleLinkage:
+		return "single"
+	case CenterLinkage:
+		return "center"
+	}
+	return fmt.Sprintf("Linkage(%d)", int(l))
+}
+
+// centerClusters returns the clusters of center linkage over the pairs
+// edges (each the document numbers a, b of a pair as a<<32|b) of the
+// documents ms, sorted by document number, in the order given by order
+// (nil: by Seq), each cluster's Members in the order of ms and its
+// Representative its center. Cost: a sort of ms and of the edges, and a
+// pass over the edges; memory 12 bytes per document of ms.
+func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []Cluster {
+	// rank[i] is the place of ms[i] in the order, and byRank its inverse.
+	byRank := make([]int32, len(ms))
+	for i := range byRank {
+		byRank[i] = int32(i)
+	}
+	if order != nil {
+		slices.SortStableFunc(byRank, func(a, b int32) int {
+			return cmp.Or(order(ms[a], ms[b]), cmp.Compare(ms[a].Seq, ms[b].Seq))
+		})
+	}
+	rank := make([]int32, len(ms))
+	for r, i := range byRank {
+		rank[i] = int32(r)
+	}
+	pos := func(n uint32) int32 { // ms[pos] has Seq n
+		i, _ := slices.BinarySearchFunc(ms, n, func(m Member, n uint32) int { return cmp.Compare(m.Seq, n) })
+		return int32(i)
+	}
+	// Each edge by ranks, the earlier first, in the order of its earlier
+	// document, then of its later one.
+	for i, e := range edges {
+		a, b := rank[pos(uint32(e>>32))], rank[pos(uint32(e))]
+		edges[i] = uint64(min(a, b))<<32 | uint64(max(a, b))
+	}
+	slices.Sort(edges)
+	const none = -1
+	center := make([]int32, len(ms)) // by rank: the center, itself, or none
+	for i := range center {
+		center[i] = none
+	}
+	for _, e := range edges {
+		a, b := int32(e>>32), int32(uint32(e))
+		if center[a] == none {
+			center[a] = a // its turn: no center took it
+		}
+		if center[a] == a && center[b] == none {
+			center[b] = a
+		}
+	}
+	var clusters []Cluster
+	at := make(map[int32]int) // cluster by the rank of its center
+	for r := range center {
+		c := center[r]
+		if c == none || c == int32(r) {
+			continue
+		}
+		k, ok := at[c]
+		if !ok {
+			k = len(clusters)
+			at[c] = k
+			clusters = append(clusters, Cluster{Representative: ms[byRank[c]].ID, Members: []Member{ms[byRank[c]]}})
+		}
+		clusters[k].Members = append(clusters[k].Members, ms[byRank[r]])
+	}
+	return clusters
+}
+
+// pairGraph returns the pairs of q, each as its document numbers a<<32|b,
+// and the Member of every document in a pair, sorted by document number,
+// read in one read transaction. Cost: what Pairs costs, 8 bytes a pair,
+// a bit per document number and a record read per document in a pair.
+func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Member, error) {
+	var edges []uint64
+	var ms []Member
+	err := x.viewFiltered(func(tx *bolt.Tx, bf *bandFilter) error {
+		m := x.readMeta(tx)
+		paired := make([]uint64, (m.next+63)/64) // a bit per document number
+		err := x.pairs(ctx, tx, bf, q, func(a, b uint32, _ int, _ float64) error {
+			if a >= m.next || b >= m.next || a == b {
+				return nil
+			}
+			edges = append(edges, uint64(min(a, b))<<32|uint64(max(a, b)))
+			paired[a/64] |= 1 << (a % 64)
+			paired[b/64] |= 1 << (b % 64)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		slices.Sort(edges)
+		edges = slices.Compact(edges)
+		docs := tx.Bucket(bucketDocs)
+		for w, bits := range paired {
+			for ; bits != 0; bits &= bits - 1 {
+				n := uint32(w*64 + mathbits.TrailingZeros64(bits))
+				v := docs.Get(docKey(n))
+				if len(v) < 9 {
+					return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, n)
+				}
+				ms = append(ms, x.member(n, v))
+			}
+		}
+		return nil
+	})
+	return edges, ms, boltErr(err)
+}
