@@ -50,7 +50,7 @@ type methodSpec struct {
 // where named.
 var methodSpecs = []methodSpec{
 	{Name: "simhash + MinHash (default)", Settings: index.Settings{}, Sims: []float64{0, 0.8}},
-	{Name: "simhash + MinHash, short-text layer (--short-units 60)", Settings: index.Settings{ShortUnits: index.ShortTextUnits}, Sims: []float64{0}},
+	{Name: "simhash + MinHash, no short-text layer", Settings: index.Settings{ShortUnits: index.NoShortLayer}, Sims: []float64{0}},
 	{Name: "simhash + MinHash, 2 of 14 bands", Settings: index.Settings{MinBands: 2}, Sims: []float64{0.6, 0.8}},
 	{Name: "simhash + MinHash, verified", Settings: index.Settings{StoreShingles: true}, Sims: []float64{0, 0.8}, Verify: true},
 	{Name: noMinHashMethod, Settings: index.Settings{NoMinHash: true}},

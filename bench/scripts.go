@@ -134,10 +134,7 @@ func runScripts(dir string) (*scriptsResult, error) {
 					row.WithinK[k]++
 				}
 			}
-			shared := false
-			for j := range bandsA {
-				shared = shared || bandsA[j] == bandsB[j]
-			}
+			shared := shingle.SharedBands(bandsA, bandsB) > 0
 			if est := shingle.Estimate(sigA, sigB); shared && est >= 0.5 {
 				row.MinHash50++
 				if est >= 0.6 {

@@ -142,10 +142,11 @@ func TestBandFilterSizedByKeys(t *testing.T) {
 	}
 	defer x.Close()
 	f := x.filter.Load()
-	// 100 texts have at most 100*filterKeysPerDoc keys; sized by
-	// documents the filter would have room for 1.5*15*20,100. (The count
-	// of keys that set a new bit depends on the order of the adds, which
-	// follows a map's.)
+	// 100 texts (of 60 words: short texts, with the bands of the
+	// short-text layer too) have at most 100*filterKeysPerDoc keys; sized
+	// by documents the filter would have room for 1.5*35*20,100. (The
+	// count of keys that set a new bit depends on the order of the adds,
+	// which follows a map's.)
 	if most := int64(100 * x.filterKeysPerDoc()); f.keys.Load() > most || f.limit > 3*most/2 {
 		keys := f.keys.Load()
 		t.Errorf("filter of 20,000 fingerprints and 100 texts: room for %d keys, %d keys", f.limit, keys)

@@ -142,10 +142,7 @@ func TestBandFilterConcurrent(t *testing.T) {
 		fa, sa, ba := fpr.Analyze(texts[i])
 		sa, ba = slices.Clone(sa), slices.Clone(ba)
 		fb, sb, bb := fpr.Analyze(queries[i])
-		shared := false
-		for k := range ba {
-			shared = shared || ba[k] == bb[k]
-		}
+		shared := sharedBands(ba, bb) > 0
 		expect = append(expect, fa == fb || (shared && shingle.Estimate(sa, sb) >= 0.5))
 	}
 	if c := len(slices.DeleteFunc(slices.Clone(expect), func(e bool) bool { return !e })); c < n/2 {

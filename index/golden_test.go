@@ -98,7 +98,7 @@ func TestGoldenLayout(t *testing.T) {
 		{"nshash", &index.Settings{Text: index.TextSettings{Method: index.MethodNshash}}},
 		{"k6 no-minhash", &index.Settings{MaxDistance: 6, ExpectedDocs: 1000, NoMinHash: true}},
 		{"store shingles", &index.Settings{StoreShingles: true}},
-		{"short-text layer", &index.Settings{ShortUnits: index.ShortTextUnits}},
+		{"no short-text layer", &index.Settings{ShortUnits: index.NoShortLayer}},
 	} {
 		path := filepath.Join(t.TempDir(), c.name+".simidx")
 		goldenIndex(t, path, c.s)

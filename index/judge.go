@@ -129,6 +129,16 @@ func (x *Index) setMatch(a, b []uint64) (float64, bool) {
 	return sim, shared >= 1
 }
 
+// TextSimilarity returns the similarity that an index with MinHash gives
+// two texts, from their signatures and short sets as a Fingerprinter
+// computes them (Analyze, Short): the exact Jaccard similarity of the short
+// sets when both texts have one, else the estimate from the signatures;
+// false when either has no signature. Measurements outside the index
+// apply the index's rule with it. Cost: as textSimilarity.
+func TextSimilarity(sigA, shortA, sigB, shortB []uint64) (float64, bool) {
+	return textSimilarity(sigA, shortA, sigB, shortB)
+}
+
 // textSimilarity returns the similarity of two texts of an index with
 // MinHash, given their signatures and short sets (nil when a text has
 // none): the exact Jaccard similarity of the short sets when both are

@@ -25,8 +25,7 @@ const (
 // fingerprints only).
 const ZeroDistance = -1
 
-// NoShortLayer in Settings.ShortUnits leaves out the short-text layer, as
-// zero does; normalized settings say NoShortLayer.
+// NoShortLayer in Settings.ShortUnits leaves out the short-text layer.
 const NoShortLayer = -1
 
 // MaxShortUnits is the largest Settings.ShortUnits.
@@ -38,12 +37,10 @@ const (
 	DefaultExpectedDocs = 1_000_000
 	DefaultMinHashK     = 84
 	DefaultBands        = 14
-	// ShortTextUnits is the Settings.ShortUnits measured for corpora of
-	// short texts (see docs/methods.md); the layer is off by default.
-	ShortTextUnits    = 60
-	DefaultShortBands = 20
-	DefaultShortRows  = 3
-	DefaultTimeout    = time.Second
+	DefaultShortUnits   = 60
+	DefaultShortBands   = 20
+	DefaultShortRows    = 3
+	DefaultTimeout      = time.Second
 )
 
 // Options configure Open. A nil *Options means the zero Options, whose

@@ -70,13 +70,12 @@ type Settings struct {
 	// estimate of the signatures over longer shingles: one changed word of
 	// an 8-word text leaves 7 of 11 pairs (0.64), where it leaves none of
 	// the 5-word shingles. A short text and a longer one are compared by
-	// their signatures, as all texts are without the layer. Zero or
-	// NoShortLayer leaves the layer out (the default: on the corpora
-	// measured it finds one-word edits of short texts but reports more
-	// pairs of low shingle similarity, see docs/methods.md); ShortTextUnits
-	// (60) is the value measured; at most MaxShortUnits; it needs MinHash.
-	// It costs a short text 8*(n+1) bytes for its set and 8*ShortBands
-	// plus the band postings. Schema 7: an index created before has no
+	// their signatures, as all texts are without the layer. Zero means
+	// DefaultShortUnits (60) with MinHash; NoShortLayer leaves the layer
+	// out, as it is without MinHash; at most MaxShortUnits. It costs a
+	// short text 8*(n+1) bytes for its set and 8*ShortBands plus the band
+	// postings, and loading short texts takes about twice as long (see
+	// docs/methods.md). Schema 7: an index created before has no
 	// short-text layer.
 	ShortUnits int `json:"short_units"`
 
@@ -168,7 +167,7 @@ func (s *Settings) normalize() (Settings, error) {
 		n.MinHashK, n.Bands, n.MinBands = 0, 0, 0
 	}
 	switch {
-	case n.ShortUnits == NoShortLayer || n.ShortUnits == 0:
+	case n.ShortUnits == NoShortLayer || (n.ShortUnits == 0 && !n.MinHash):
 		if n.ShortBands != 0 || n.ShortRows != 0 {
 			return n, fmt.Errorf("%w: short bands and short rows need the short-text layer", ErrSettings)
 		}
@@ -176,6 +175,9 @@ func (s *Settings) normalize() (Settings, error) {
 	case !n.MinHash:
 		return n, fmt.Errorf("%w: the short-text layer needs the MinHash layer", ErrSettings)
 	default:
+		if n.ShortUnits == 0 {
+			n.ShortUnits = DefaultShortUnits
+		}
 		if n.ShortBands == 0 {
 			n.ShortBands = DefaultShortBands
 		}
@@ -250,7 +252,7 @@ func (u *Settings) conflicts(st Settings) error {
 	if u.MinBands != 0 && u.MinBands != st.MinBands {
 		return bad("min bands", u.MinBands, st.MinBands)
 	}
-	if u.ShortUnits > 0 && u.ShortUnits != st.ShortUnits {
+	if u.ShortUnits != 0 && u.ShortUnits != st.ShortUnits {
 		return bad("short units", u.ShortUnits, st.ShortUnits)
 	}
 	if u.ShortBands != 0 && u.ShortBands != st.ShortBands {

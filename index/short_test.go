@@ -13,7 +13,7 @@ import (
 )
 
 // TestShortOneWordEdit checks the promise of the short-text layer: with
-// ShortUnits ShortTextUnits, a text of 8 to 30 words with one word substituted,
+// the default settings, a text of 8 to 30 words with one word substituted,
 // inserted or deleted anywhere is found by a query of the original, and
 // Pairs reports the pair. The texts are runs of words of the licences.
 func TestShortOneWordEdit(t *testing.T) {
@@ -59,7 +59,7 @@ func TestShortOneWordEdit(t *testing.T) {
 	for _, d := range docs {
 		texts[d.ID] = string(d.Text)
 	}
-	x := newIndex(t, &index.Settings{ShortUnits: index.ShortTextUnits})
+	x := newIndex(t, nil)
 	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
 		t.Fatal(err)
 	}
@@ -85,13 +85,12 @@ func TestShortOneWordEdit(t *testing.T) {
 	}
 }
 
-// TestShortLayerSettings checks the settings of the short-text layer: off
-// by default, its defaults filled in when it is asked for, refused without
-// MinHash, and absent from an index of an older schema, before and after
-// its upgrade.
+// TestShortLayerSettings checks the settings of the short-text layer: on
+// by default with MinHash, off without it, refused without it, and absent
+// from an index of an older schema, before and after its upgrade.
 func TestShortLayerSettings(t *testing.T) {
 	t.Parallel()
-	if st := index.DefaultSettings(); st.ShortUnits != index.NoShortLayer || st.ShortBands != 0 || st.ShortRows != 0 {
+	if st := index.DefaultSettings(); st.ShortUnits != index.DefaultShortUnits || st.ShortBands != index.DefaultShortBands || st.ShortRows != index.DefaultShortRows {
 		t.Errorf("default settings: short units %d, bands %d, rows %d", st.ShortUnits, st.ShortBands, st.ShortRows)
 	}
 	on := newIndex(t, &index.Settings{ShortUnits: 40})
@@ -105,9 +104,9 @@ func TestShortLayerSettings(t *testing.T) {
 	for _, s := range []index.Settings{
 		{NoMinHash: true, ShortUnits: 20},
 		{ShortUnits: index.MaxShortUnits + 1},
-		{ShortUnits: 60, ShortBands: 250},
-		{ShortUnits: 60, ShortRows: 17},
-		{ShortBands: 4},
+		{ShortBands: 250},
+		{ShortRows: 17},
+		{ShortUnits: index.NoShortLayer, ShortBands: 4},
 		{ShortUnits: index.NoShortLayer, ShortBands: 4},
 	} {
 		if _, err := index.NewFingerprinter(&s); err == nil {

@@ -111,6 +111,7 @@ func TestSharedBands(t *testing.T) {
 		{[]uint64{1, 2, 3}, []uint64{4, 5, 6}, 0},
 		{[]uint64{1, 2}, []uint64{1, 2, 3}, 2}, // the shorter list
 		{nil, []uint64{1}, 0},
+		{[]uint64{0, 2, 0}, []uint64{0, 2, 3}, 1}, // 0 is no band
 	} {
 		if got := shingle.SharedBands(c.a, c.b); got != c.want {
 			t.Errorf("SharedBands(%v, %v) = %d, want %d", c.a, c.b, got, c.want)

@@ -84,11 +84,13 @@ func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc
 		fp    uint64
 		sig   []uint64
 		bands []uint64
+		short []uint64
 	}
 	prep := func(text []byte) prepared {
 		set := slices.Clone(f.Shingles(text))
+		short := slices.Clone(f.Short(text))
 		fp, sig, bands := f.Analyze(text)
-		return prepared{set, fp, slices.Clone(sig), slices.Clone(bands)}
+		return prepared{set, fp, slices.Clone(sig), slices.Clone(bands), short}
 	}
 	st := f.Settings()
 	k := max(st.MaxDistance, 0) // ZeroDistance is 0
@@ -109,7 +111,8 @@ func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc
 		case a.sig != nil && minSim > 0:
 			// The rule of a default query (index.QueryOptions).
 			cand := p.Distance <= k || shingle.SharedBands(a.bands, b.bands) >= max(st.MinBands, 1)
-			p.Found = cand && shingle.Estimate(a.sig, b.sig) >= minSim
+			sim, _ := index.TextSimilarity(a.sig, a.short, b.sig, b.short)
+			p.Found = cand && sim >= minSim
 		case a.sig != nil:
 			p.Found = p.Distance <= k // no threshold: the fingerprint rule alone
 		}

@@ -80,8 +80,8 @@ func (s *Settings) AddIndex(fs *pflag.FlagSet, withK bool) {
 		"LSH `bands` of the MinHash signature; must divide --minhash-k")
 	fs.IntVar(&s.minBands, "min-bands", 1,
 		"`bands` a MinHash band candidate must share (2 of 14 is Broder's supershingle rule)")
-	fs.IntVar(&s.shortUnits, "short-units", 0,
-		"compare texts of at most `N` words (units) by the exact similarity of their pairs of adjacent words, so that one changed word of a short text is found (the short-text layer, with MinHash; 60 for corpora of short texts, see docs/methods.md); 0 leaves it out")
+	fs.IntVar(&s.shortUnits, "short-units", index.DefaultShortUnits,
+		"compare texts of at most `N` words (units) by the exact similarity of their pairs of adjacent words, so that one changed word of a short text is found (the short-text layer, with MinHash); 0 leaves it out")
 	fs.BoolVar(&s.shingles, "store-shingles", false,
 		"keep each document's shingle set, for --verify (exact similarities); costs about the size of the text on disk")
 }
@@ -189,7 +189,9 @@ func (s *Settings) Build() (*index.Settings, error) {
 		switch {
 		case s.shortUnits < 0 || s.shortUnits > index.MaxShortUnits:
 			return nil, usage.Errorf("--short-units must be in 0..%d, not %d", index.MaxShortUnits, s.shortUnits)
-		default: // 0 leaves the layer out, as the zero Settings do
+		case s.shortUnits == 0:
+			st.ShortUnits = index.NoShortLayer
+		default:
 			st.ShortUnits = s.shortUnits
 		}
 	}
