@@ -39,20 +39,23 @@ type allConfig struct {
 
 // report collects every result of `all`.
 type report struct {
-	Cfg      allConfig
-	Missing  []string
-	Truth    []*truthResult
-	Methods  []*methodsCorpus // every method side by side
-	Scripts  *scriptsResult   // simplified and traditional Chinese, Russian exact groups
-	Planted  []*plantedResult
-	Linkage  []linkageRow // the clusters of dedup by linkage
-	Features map[string]*featuresResult
-	FP       *fpResult
-	Index    []*indexResult
-	ByK      []*indexResult // cost of the index by k at one N
-	E2E      *e2eResult
-	ReadTree []readTreeRow
-	GoBench  []goBenchResult // Go benchmarks of the root module
+	Cfg     allConfig
+	Missing []string
+	Truth   []*truthResult
+	Methods []*methodsCorpus // every method side by side
+	Scripts *scriptsResult   // simplified and traditional Chinese, Russian exact groups
+	Planted []*plantedResult
+	Linkage []linkageRow // the clusters of dedup by linkage
+	// Recommend are the settings simidx bench recommends on shared
+	// corpora.
+	Recommend []recommendRow
+	Features  map[string]*featuresResult
+	FP        *fpResult
+	Index     []*indexResult
+	ByK       []*indexResult // cost of the index by k at one N
+	E2E       *e2eResult
+	ReadTree  []readTreeRow
+	GoBench   []goBenchResult // Go benchmarks of the root module
 	// GoBenchMissing are the titles of the Go benchmarks that matched
 	// nothing in this tree.
 	GoBenchMissing []string
@@ -183,6 +186,31 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 		}); err != nil {
 			return nil, err
 		}
+	}
+	if err := step("simidx bench recommends", func() error {
+		bin, dir, err := recommendBinary()
+		defer os.RemoveAll(dir)
+		if err != nil {
+			return err
+		}
+		sample := 2000 // simidx bench's default
+		if cfg.Quick {
+			sample = 300
+		}
+		for _, name := range recommendCorpora {
+			p, ok := path(name)
+			if !ok {
+				continue
+			}
+			rows, err := runRecommend(bin, name, p, sample)
+			if err != nil {
+				return err
+			}
+			r.Recommend = append(r.Recommend, rows...)
+		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	for _, spec := range plantedCorpora {
 		p, ok := path(spec.Name)
@@ -381,6 +409,11 @@ func (r *report) markdown(w io.Writer) {
 		fmt.Fprintln(w)
 		r.Scripts.writeMarkdown(w)
 		fmt.Fprintln(w)
+	}
+	if len(r.Recommend) > 0 {
+		fmt.Fprintln(w, "## simidx bench recommends")
+		fmt.Fprintln(w)
+		writeRecommend(w, r.Recommend)
 	}
 	if len(r.Linkage) > 0 {
 		fmt.Fprintln(w, "## Clusters: single and center linkage")

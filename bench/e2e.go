@@ -43,15 +43,9 @@ func runE2E(corpus string, rounds int) (*e2eResult, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/simidx/simidx").Output()
+	bin, err := buildSimidx(dir)
 	if err != nil {
-		return nil, fmt.Errorf("e2e: locating the simidx module: %w", err)
-	}
-	bin := filepath.Join(dir, "simidx")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/simidx")
-	build.Dir = strings.TrimSpace(string(root))
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("e2e: go build: %v\n%s", err, out)
+		return nil, fmt.Errorf("e2e: %w", err)
 	}
 	docs, err := testcorpus.Load(corpus)
 	if err != nil {
@@ -138,4 +132,20 @@ func e2eMain(args []string) error {
 			float64(r.InputBytes)/1e6/run.Wall.Seconds(), float64(run.FileBytes)/float64(r.Docs), run.Summary)
 	}
 	return nil
+}
+
+// buildSimidx builds the simidx command of the module this harness
+// replaces into dir and returns its path.
+func buildSimidx(dir string) (string, error) {
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/simidx/simidx").Output()
+	if err != nil {
+		return "", fmt.Errorf("locating the simidx module: %w", err)
+	}
+	bin := filepath.Join(dir, "simidx")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/simidx")
+	build.Dir = strings.TrimSpace(string(root))
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	return bin, nil
 }

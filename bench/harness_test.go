@@ -276,7 +276,7 @@ func TestAllQuick(t *testing.T) {
 	}
 	for _, want := range []string{"## Defaults and the figures behind them", "## Ground truth on real corpora", "### spamassassin-body",
 		"## Recall versus distance on planted edits", "### Fingerprints", "## Clusters: single and center linkage\n",
-		"| spdx-licenses | center, input order |", "### Index: queries, bulk load, Pairs",
+		"| spdx-licenses | center, input order |", "## simidx bench recommends\n", "| spdx-licenses | ", "### Index: queries, bulk load, Pairs",
 		"### simidx index end to end", "## Simhash feature choices", "corpora not found", "same pairs as the in-memory sort-based join",
 		"### Go benchmarks of the index and the server", "**QueryFingerprint: the table level.**", serveResultsIntro,
 		"| add | add | *cur/base* |  | 1.11x | 1.11x | 0.50x | 0.50x | 0.50x |  |  |  |  |\n"} {
