@@ -359,12 +359,18 @@ func exactKey(h uint64, n uint32) []byte {
 }
 
 // bandKey returns the key of band i with hash h in the bands bucket.
-func bandKey(i int, h uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(make([]byte, 0, 9), byte(i)), h)
+func bandKey(i int, h uint64) []byte { return appendBandKey(make([]byte, 0, 9), i, h) }
+
+// appendBandKey appends the key of band i's hash h to dst.
+func appendBandKey(dst []byte, i int, h uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, byte(i)), h)
 }
 
 // setKey returns the key of hash h in the sets bucket.
-func setKey(h uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), h) }
+func setKey(h uint64) []byte { return appendSetKey(make([]byte, 0, 8), h) }
+
+// appendSetKey appends the key of hash h in the sets bucket to dst.
+func appendSetKey(dst []byte, h uint64) []byte { return binary.BigEndian.AppendUint64(dst, h) }
 
 // singletonPosting returns the encoding of a posting that holds document n
 // alone, the bytes roaring.BitmapOf(n).ToBytes() gives after RunOptimize

@@ -2,11 +2,11 @@ package index
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -506,7 +506,10 @@ func (x *Index) applyTables(tx *bolt.Tx, chs []change, w func(t int) uint32) err
 
 // postingOp adds document n to, or removes it from, the posting of key.
 type postingOp struct {
-	key string
+	// The key: band b (0 in the sets bucket) and hash h, compared as
+	// numbers, which orders them as their bytes (bandKey, setKey).
+	b   uint8
+	h   uint64
 	n   uint32
 	del bool
 	// new says the key has no posting yet (the band filter has never
@@ -545,7 +548,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 				if c.n >= ws[i] || h == 0 { // 0: no short set
 					continue
 				}
-				op := postingOp{key: string(bandKey(i, h)), n: c.n, del: r == c.old}
+				op := postingOp{b: uint8(i), h: h, n: c.n, del: r == c.old}
 				if f != nil && r == c.new {
 					// A key the filter has never seen has no posting. It
 					// goes into the filter before the commit that makes
@@ -570,16 +573,18 @@ func (x *Index) applySets(tx *bolt.Tx, chs []change) error {
 				continue
 			}
 			for _, h := range r.set {
-				ops = append(ops, postingOp{key: string(setKey(h)), n: c.n, del: r == c.old})
+				ops = append(ops, postingOp{h: h, n: c.n, del: r == c.old})
 			}
 		}
 	}
 	return updatePostings(tx.Bucket(bucketSets), ops, "set")
 }
 
-// updatePostings applies ops to the roaring postings of bucket b: each
-// posting changed is read, updated, run-optimized and written once, and
-// removed when it becomes empty.
+// updatePostings applies ops to the roaring postings of bucket b (the
+// bands bucket, or with what "set" the sets bucket): each posting changed
+// is read, updated, run-optimized and written once, and removed when it
+// becomes empty. Cost: a sort of ops by numeric key (no string keys, no
+// stable sort), then a read and a write per posting changed.
 func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 	if len(ops) == 0 {
 		return nil
@@ -587,9 +592,16 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 	if b == nil {
 		return fmt.Errorf("%w: %s postings missing", ErrCorrupt, what)
 	}
-	// Deletions before additions of the same key and number.
-	slices.SortStableFunc(ops, func(a, b postingOp) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
+	// In key order; of one key and number, the deletion first (a
+	// replace by a text with the same band).
+	slices.SortFunc(ops, func(a, b postingOp) int {
+		if c := cmp.Compare(a.b, b.b); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.n, b.n); c != 0 {
 			return c
 		}
 		if a.del != b.del {
@@ -600,13 +612,20 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 		}
 		return 0
 	})
+	sameKey := func(a, b *postingOp) bool { return a.b == b.b && a.h == b.h }
+	var kb [9]byte
 	for i := 0; i < len(ops); {
-		key := []byte(ops[i].key)
+		var key []byte
+		if what == "set" {
+			key = appendSetKey(kb[:0], ops[i].h)
+		} else {
+			key = appendBandKey(kb[:0], int(ops[i].b), ops[i].h)
+		}
 		// The posting is read unless every op of the key is an add of a
 		// key the band filter has never seen.
 		read := false
 		j := i
-		for ; j < len(ops) && ops[j].key == ops[i].key; j++ {
+		for ; j < len(ops) && sameKey(&ops[j], &ops[i]); j++ {
 			read = read || !ops[j].new
 		}
 		if !read && j == i+1 {
@@ -639,7 +658,7 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 			}
 			bm = bm.Clone()
 		}
-		for ; i < len(ops) && ops[i].key == string(key); i++ {
+		for first := ops[i]; i < len(ops) && sameKey(&ops[i], &first); i++ {
 			if ops[i].del {
 				bm.Remove(ops[i].n)
 			} else {
