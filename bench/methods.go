@@ -75,7 +75,7 @@ type methodRun struct {
 	Method      string
 	Param       string
 	Load        time.Duration // index.Load into a new index, Open to the end of Load
-	BytesPerDoc float64       // index file bytes per document
+	BytesPerDoc float64       // index bytes (pages in use) per document
 	PairsTime   time.Duration
 	Stopped     bool // Pairs stopped at maxMethodPairs: Res is not a score
 	EmptyFP     int  // documents whose fingerprint is that of an empty text

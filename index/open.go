@@ -85,9 +85,10 @@ func Open(path string, opts *Options) (*Index, error) {
 	}
 
 	db, err := openBolt(path, &bolt.Options{
-		Timeout:  opts.timeout(),
-		ReadOnly: opts.ReadOnly,
-		NoSync:   opts.NoSync,
+		Timeout:         opts.timeout(),
+		ReadOnly:        opts.ReadOnly,
+		NoSync:          opts.NoSync,
+		InitialMmapSize: initialMmapSize,
 	})
 	if err != nil {
 		switch {
@@ -99,6 +100,7 @@ func Open(path string, opts *Options) (*Index, error) {
 		}
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	db.AllocSize = allocSize(0) // the first commits; update sets it for the file's size
 	x := &Index{db: db, path: path, readOnly: opts.ReadOnly, recentMax: opts.RecentBands}
 	if err := x.init(want, opts.Settings); err != nil {
 		x.abandon()

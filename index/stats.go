@@ -48,6 +48,12 @@ type Stats struct {
 	Bands    int  `json:"bands"`
 	MinBands int  `json:"min_bands,omitempty"`
 
+	// ShortUnits, ShortBands and ShortRows describe the short-text layer
+	// (Settings.ShortUnits); zero without it.
+	ShortUnits int `json:"short_units,omitempty"`
+	ShortBands int `json:"short_bands,omitempty"`
+	ShortRows  int `json:"short_rows,omitempty"`
+
 	// Method is the index's method (TextSettings.Method).
 	Method Method `json:"method"`
 
@@ -56,10 +62,13 @@ type Stats struct {
 	SetHashes int   `json:"set_hashes,omitempty"`
 	SetBytes  int64 `json:"set_bytes,omitempty"`
 
-	// FileBytes is the size of the index file.
+	// FileBytes is the size of the index file, and DataBytes that of its
+	// pages in use (free pages included): the file grows ahead of its
+	// data, by an eighth of it at a time, at least 1 MiB, at most 64 MiB.
 	FileBytes int64 `json:"file_bytes"`
+	DataBytes int64 `json:"data_bytes"`
 
-	// BytesPerDoc is FileBytes / Docs (0 when empty).
+	// BytesPerDoc is DataBytes / Docs (0 when empty).
 	BytesPerDoc float64 `json:"bytes_per_doc"`
 
 	// TableBytes is the size of the pages of all permuted tables, and
@@ -102,6 +111,9 @@ func (x *Index) Stats() (Stats, error) {
 		MinBands:      st.MinBands,
 		Method:        st.Text.Method,
 	}
+	if st.hasShort() {
+		s.ShortUnits, s.ShortBands, s.ShortRows = st.ShortUnits, st.ShortBands, st.ShortRows
+	}
 	err := x.view(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !m.loading {
@@ -113,7 +125,7 @@ func (x *Index) Stats() (Stats, error) {
 			s.RecentBands = int(m.next - m.bandsFrom)
 		}
 		s.RecentTables = int(m.next - m.tablesFrom)
-		s.FileBytes = tx.Size()
+		s.DataBytes = tx.Size()
 		if tm := x.mirror.Load(); tm != nil {
 			s.TableMirrorBytes = int64(len(tm.mem))
 			s.TableMirrorInUse = x.mirrorFor(tx) != nil
@@ -134,7 +146,7 @@ func (x *Index) Stats() (Stats, error) {
 		s.FileBytes = fi.Size()
 	}
 	if s.Docs > 0 {
-		s.BytesPerDoc = float64(s.FileBytes) / float64(s.Docs)
+		s.BytesPerDoc = float64(s.DataBytes) / float64(s.Docs)
 		if s.Tables > 0 {
 			s.TableBytesPerDoc = float64(s.TableBytes) / float64(s.Docs) / float64(s.Tables)
 		}

@@ -20,6 +20,7 @@ func (x *Index) update(fn func(*bolt.Tx) error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	return x.db.Update(func(t *bolt.Tx) error {
 		tx = t
+		t.DB().AllocSize = allocSize(t.Size()) // read when the commit grows the file
 		return fn(t)
 	})
 }

@@ -122,11 +122,17 @@ func statsRows(r statsRecord) [][2]string {
 			[2]string{"bands", strconv.Itoa(s.Bands)},
 			[2]string{"recent band documents", strconv.Itoa(s.RecentBands)},
 		)
+		short := "off"
+		if s.ShortUnits > 0 {
+			short = fmt.Sprintf("texts of at most %d units, %d bands of %d values", s.ShortUnits, s.ShortBands, s.ShortRows)
+		}
+		rows = append(rows, [2]string{"short-text layer", short})
 	}
 	rows = append(rows,
 		[2]string{"shingle sets stored", strconv.FormatBool(r.StoreShingles)},
 		[2]string{"text", fmt.Sprintf("method %s, unit %s, shingle size %d, markup %s, features %s", r.Text.Method, sh.Unit, sh.Size, sh.Markup, featuresName(r.Text))},
 		[2]string{"file size", formatBytes(s.FileBytes)},
+		[2]string{"data size", formatBytes(s.DataBytes)},
 		[2]string{"bytes per document", fmt.Sprintf("%.1f", s.BytesPerDoc)},
 		[2]string{"table size", formatBytes(s.TableBytes)},
 		[2]string{"table bytes per document", fmt.Sprintf("%.1f", s.TableBytesPerDoc)},
