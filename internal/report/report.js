@@ -94,7 +94,7 @@
   function card(c) {
     const art = el("article", "cluster");
     art.dataset.cluster = c.n;
-    const meta = num(c.m.length) + " documents" + (c.least !== null ? ", least similarity " + sim(c.least) : "");
+    const meta = num(c.m.length) + " documents" + (c.least !== null ? ", least similarity to the kept one " + sim(c.least) : "");
     art.append(el("h3", null, "Cluster " + c.n, el("span", "meta", meta)));
     const cols = el("colgroup", null, el("col", "role"), el("col", "id"));
     const head = el("tr", null, el("th", null, ""), el("th", null, "ID"));
@@ -249,7 +249,7 @@
       const classes = [];
       if (mark === "1") classes.push(cls);
       const pn = parseInt(p, 10);
-      if (pn >= 0) classes.push("shared");
+      if (pn >= 0) classes.push("shared", "p" + (pn % 2));
       const t = text.slice(runStart, runEnd);
       if (classes.length === 0) frag.append(document.createTextNode(t));
       else {

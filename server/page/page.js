@@ -6,6 +6,7 @@
   const $ = (id) => document.getElementById(id);
   const writes = document.body.dataset.writes === "true";
   const status = $("status");
+  const MIN_WORDS = 3; // the fewest words of a passage shown
   let matchFor = ""; // the ID whose text the compare form asks for
 
   function el(tag, cls, ...children) {
@@ -137,11 +138,11 @@
     ranges = ranges.slice().sort((a, b) => a[0] - b[0]);
     const box = el("div", "text");
     let pos = 0;
-    for (const [s0, e, label] of ranges) {
+    for (const [s0, e, label, n] of ranges) {
       const s = Math.max(s0, pos);
       if (s >= e) continue;
       if (s > pos) box.append(document.createTextNode(text.slice(pos, s)));
-      const sp = el("span", "shared", text.slice(s, e));
+      const sp = el("span", "shared p" + (n % 2), text.slice(s, e));
       sp.title = label;
       box.append(sp);
       pos = e;
@@ -165,14 +166,16 @@
       fig("share of the other in the checked text", sim(v.containment_b));
       fig("distance", String(v.distance));
       fig("exact copy", v.exact ? "yes" : "no");
-      const pa = byteToIndex(a, v.passages.flatMap((p) => [p.a_start, p.a_end]));
-      const pb = byteToIndex(b, v.passages.flatMap((p) => [p.b_start, p.b_end]));
-      const label = (i) => "shared passage " + (i + 1) + ", " + v.passages[i].words + " words";
-      const ra = v.passages.map((p, i) => [pa[2 * i], pa[2 * i + 1], label(i)]);
-      const rb = v.passages.map((p, i) => [pb[2 * i], pb[2 * i + 1], label(i)]);
+      // The passages of MIN_WORDS words or more, longest first.
+      const ps = v.passages.filter((p) => p.words >= MIN_WORDS);
+      const pa = byteToIndex(a, ps.flatMap((p) => [p.a_start, p.a_end]));
+      const pb = byteToIndex(b, ps.flatMap((p) => [p.b_start, p.b_end]));
+      const label = (i) => "shared passage " + (i + 1) + ", " + ps[i].words + " words";
+      const ra = ps.map((p, i) => [pa[2 * i], pa[2 * i + 1], label(i), i]);
+      const rb = ps.map((p, i) => [pb[2 * i], pb[2 * i + 1], label(i), i]);
       const other = matchFor ? "the text of " + matchFor : "the other text";
       $("comparison").replaceChildren(m,
-        el("p", "muted", v.passages.length ? "The " + v.passages.length + " longest passages the two texts share, highlighted (the longest " + num(v.passages[0].words) + " words)." : "The texts share no passage."),
+        el("p", "muted", ps.length ? "The " + ps.length + " longest passages of " + MIN_WORDS + " words or more that the two texts share, highlighted (the longest " + num(ps[0].words) + " words)." : "The texts share no passage of " + MIN_WORDS + " words or more."),
         el("div", "cols", el("div", null, el("h3", null, "the checked text"), marked(a, ra)), el("div", null, el("h3", null, other), marked(b, rb))));
       say("");
     } catch (err) { say(err.message, "error"); }
@@ -234,7 +237,7 @@
         ["file", num(s.file_bytes) + " bytes"], ["journal operations pending", num(s.journal_pending)],
         ["writes from this page", writes ? "on (--page-writes)" : "off"],
       ];
-      $("stats-table").replaceChildren(el("table", null, el("tbody", null, ...rows.map(([k, v]) => el("tr", null, el("th", null, k), el("td", null, String(v))))))));
+      $("stats-table").replaceChildren(el("table", null, el("tbody", null, ...rows.map(([k, v]) => el("tr", null, el("th", null, k), el("td", null, String(v)))))));
     } catch (err) { say(err.message, "error"); }
   }
 
