@@ -47,10 +47,15 @@ func readReport(t *testing.T, path string) (string, reportData, []string) {
 		t.Fatal(err)
 	}
 	var texts []string
-	if m := regexp.MustCompile(`(?s)<script type="application/json" id="simidx-texts">(.*?)</script>`).FindStringSubmatch(html); m != nil {
-		if err := json.Unmarshal([]byte(m[1]), &texts); err != nil {
-			t.Fatal(err)
+	for _, m := range regexp.MustCompile(`(?s)<script type="application/json" id="simidx-texts-(\d+)">(.*?)</script>`).FindAllStringSubmatch(html, -1) {
+		var chunk []string
+		if err := json.Unmarshal([]byte(m[2]), &chunk); err != nil {
+			t.Fatalf("the texts element %s: %v", m[1], err)
 		}
+		if m[1] != fmt.Sprint(len(texts)/1000) {
+			t.Fatalf("the texts element %s after %d texts", m[1], len(texts))
+		}
+		texts = append(texts, chunk...)
 	}
 	return html, d, texts
 }

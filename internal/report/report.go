@@ -54,6 +54,9 @@ const (
 	// longest; minPassageWords the fewest words of one.
 	maxPassages     = 20
 	minPassageWords = 3
+	// textsChunk is the number of texts in one script element: the page
+	// parses the chunk of a text when it first shows it, not every text.
+	textsChunk = 1000
 )
 
 // Options describe a report.
@@ -179,7 +182,8 @@ func (r *Report) Write(ctx context.Context, w io.Writer, texts *Texts, sum Summa
 		Texts      bool `json:"texts"`
 		MaxText    int  `json:"maxText"`
 		MaxTexts   int  `json:"maxTexts"`
-	}{r.opts.Similarity, texts != nil, textsMax(texts), int(r.opts.MaxTexts)})
+		Chunk      int  `json:"chunk"`
+	}{r.opts.Similarity, texts != nil, textsMax(texts), int(r.opts.MaxTexts), textsChunk})
 	bw.Write(head[:len(head)-1])
 	bw.WriteString(`,"clusters":[`)
 	for i, c := range r.clusters {
@@ -206,11 +210,9 @@ func (r *Report) Write(ctx context.Context, w io.Writer, texts *Texts, sum Summa
 	bw.WriteString(string(script))
 	bw.WriteString("</script>\n")
 	if tw != nil {
-		bw.WriteString(`<script type="application/json" id="simidx-texts">`)
 		if err := tw.copyTo(bw); err != nil {
 			return err
 		}
-		bw.WriteString("</script>\n")
 	}
 	bw.WriteString("</body>\n</html>\n")
 	return bw.err
@@ -421,16 +423,28 @@ func (tw *textsWriter) same(i int, text []byte) bool {
 	return s == string(text)
 }
 
-// copyTo writes the JSON array of the texts to w.
+// copyTo writes the texts to w as JSON arrays of textsChunk texts, each
+// in a script element whose id, simidx-texts-K, numbers its chunk.
 func (tw *textsWriter) copyTo(w io.Writer) error {
-	if _, err := io.WriteString(w, "["); err != nil {
-		return err
+	for from := 0; from < tw.n; from += textsChunk {
+		start, end := tw.offs[from], tw.off
+		if from+textsChunk < tw.n {
+			end = tw.offs[from+textsChunk]
+		}
+		if from > 0 {
+			start++ // the comma that joins the text to the one before
+		}
+		if _, err := fmt.Fprintf(w, `<script type="application/json" id="simidx-texts-%d">[`, from/textsChunk); err != nil {
+			return err
+		}
+		if _, err := io.Copy(w, io.NewSectionReader(tw.f, start, end-start)); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "]</script>\n"); err != nil {
+			return err
+		}
 	}
-	if _, err := io.Copy(w, io.NewSectionReader(tw.f, 0, tw.off)); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "]")
-	return err
+	return nil
 }
 
 func (tw *textsWriter) close() { tw.f.Close() }

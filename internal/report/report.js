@@ -10,7 +10,8 @@
   const $ = (id) => document.getElementById(id);
   const list = $("list"), count = $("count");
   const minSim = $("min-sim"), minSize = $("min-size"), search = $("search");
-  let shown = clusters, page = 0, texts = null;
+  let shown = clusters, page = 0;
+  const texts = new Map(); // chunks of texts parsed, by number
 
   for (const c of clusters) {
     let least = null;
@@ -173,12 +174,11 @@
     else f();
   }
 
+  // textAt returns text i, parsing its chunk of texts the first time.
   function textAt(i) {
-    if (texts === null) {
-      const e = document.getElementById("simidx-texts");
-      texts = e ? JSON.parse(e.textContent) : [];
-    }
-    return texts[i];
+    const k = Math.floor(i / data.chunk);
+    if (!texts.has(k)) texts.set(k, JSON.parse(document.getElementById("simidx-texts-" + k).textContent));
+    return texts.get(k)[i % data.chunk];
   }
 
   // tokens returns the words of text (runs of non-space characters) and

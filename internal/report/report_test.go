@@ -36,10 +36,15 @@ func parsePage(t *testing.T, html string) (pageData, []string) {
 		t.Fatalf("the data element: %v", err)
 	}
 	var texts []string
-	if m := regexp.MustCompile(`(?s)<script type="application/json" id="simidx-texts">(.*?)</script>`).FindStringSubmatch(html); m != nil {
-		if err := json.Unmarshal([]byte(m[1]), &texts); err != nil {
-			t.Fatalf("the texts element: %v", err)
+	for _, m := range regexp.MustCompile(`(?s)<script type="application/json" id="simidx-texts-(\d+)">(.*?)</script>`).FindAllStringSubmatch(html, -1) {
+		var chunk []string
+		if err := json.Unmarshal([]byte(m[2]), &chunk); err != nil {
+			t.Fatalf("the texts element %s: %v", m[1], err)
 		}
+		if m[1] != fmt.Sprint(len(texts)/1000) {
+			t.Fatalf("the texts element %s after %d texts", m[1], len(texts))
+		}
+		texts = append(texts, chunk...)
 	}
 	return d, texts
 }
@@ -308,5 +313,42 @@ func TestWriteCancelled(t *testing.T) {
 	cancel()
 	if err := r.Write(ctx, &bytes.Buffer{}, nil, Summary{}); err != context.Canceled {
 		t.Errorf("Write = %v, want context.Canceled", err)
+	}
+}
+
+// TestWriteChunks checks that the texts of a report are split into
+// script elements of textsChunk texts, numbered, which together give each
+// member its text.
+func TestWriteChunks(t *testing.T) {
+	texts, err := NewTexts(t.TempDir(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer texts.Close()
+	r := New(Options{})
+	n := 2*textsChunk + 500
+	for i := 0; i < n; i += 2 {
+		a, b := fmt.Sprint("a", i), fmt.Sprint("b", i)
+		texts.Add(a, []byte("text "+a+" <b>"), false)
+		texts.Add(b, []byte("text "+b+" & more"), false)
+		r.AddCluster(Cluster{Number: i, Members: []Member{{ID: a}, {ID: b, Distance: ptr(1)}}})
+	}
+	var b bytes.Buffer
+	if err := r.Write(context.Background(), &b, texts, Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(b.String(), `<script type="application/json" id="simidx-texts-`); got != 3 {
+		t.Errorf("%d chunks of texts, want 3", got)
+	}
+	d, ts := parsePage(t, b.String())
+	if len(ts) != n {
+		t.Fatalf("%d texts, want %d", len(ts), n)
+	}
+	for _, c := range d.Clusters {
+		for _, m := range c.M {
+			if want := "text " + m.ID; m.Text == nil || !strings.HasPrefix(ts[*m.Text], want+" ") {
+				t.Fatalf("member %s: text %v", m.ID, m.Text)
+			}
+		}
 	}
 }
