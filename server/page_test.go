@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -118,4 +121,34 @@ func TestCompare(t *testing.T) {
 	if strings.TrimSpace(r.body) != `{"jaccard":0,"containment_a":0,"containment_b":0,"distance":0,"similarity":0,"exact":false,"passages":[]}` {
 		t.Errorf("empty texts: %s", r.body)
 	}
+}
+
+// FuzzParseCompare checks the body of POST /v1/compare against
+// encoding/json: a body parseCompare takes is a JSON object of the two
+// strings "a" and "b" and nothing else, and gives the strings that
+// encoding/json decodes; every other body is a 400.
+func FuzzParseCompare(f *testing.F) {
+	for _, b := range []string{`{"a":"x","b":"y"}`, `{"b":"\u00e9\ud83d\ude00","a":"<script>"}`, `{"a":"x"}`, `{"a":1,"b":"y"}`,
+		`{"a":"x","b":"y","c":"z"}`, `["a","b"]`, "\xef\xbb\xbf{\"a\":\"\",\"b\":\"\"}", `{"a":"x","b":"y"} {}`, `{"a":"x","a":"z","b":"y"}`, ``} {
+		f.Add([]byte(b))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		a, b, err := parseCompare(body)
+		if err != nil {
+			var ae *apiError
+			if !errors.As(err, &ae) || ae.status != http.StatusBadRequest {
+				t.Fatalf("parseCompare(%q): %v, not a 400", body, err)
+			}
+			return
+		}
+		var want struct{ A, B *string }
+		dec := json.NewDecoder(bytes.NewReader(bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&want); err != nil || want.A == nil || want.B == nil {
+			t.Fatalf("parseCompare(%q) = %q, %q; encoding/json: %v", body, a, b, err)
+		}
+		if string(a) != *want.A || string(b) != *want.B {
+			t.Fatalf("parseCompare(%q) = %q, %q; encoding/json: %q, %q", body, a, b, *want.A, *want.B)
+		}
+	})
 }
