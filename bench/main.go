@@ -12,7 +12,7 @@
 //	go run . scripts -corpora DIR
 //	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH] [-baseline REV] [-json FILE]
 //	go run . fsync [-busy N] [-dir DIR]
-//	go run . pages [-clusters 10000] [-rounds 5] [-shots ../docs] [-json FILE] [-md FILE]
+//	go run . pages [-clusters 10000] [-rounds 5] [-shots ../docs] [-json FILE] [-md FILE] [-from FILE]
 //	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE] [--pages-results FILE]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
@@ -58,7 +58,8 @@
 // serve in a headless Chromium: the time a report takes to open, to draw a
 // diff, to filter and to search, and the screenshots of docs/; -json
 // writes its results, which all --pages-results puts in the report, and
-// -md rewrites their section of a benchmarks.md.
+// -md rewrites their section of a benchmarks.md (with -from, from the
+// results of an earlier run, measuring nothing).
 //
 // fsync: a probe of the fdatasync of an append, alone and beside busy
 // threads, which bounds the durable adds of simidx serve.

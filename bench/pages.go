@@ -40,11 +40,18 @@ func pagesMain(args []string) error {
 	fs.StringVar(&c.Shots, "shots", "../docs", "directory of the screenshots (report.png, report-diff.png, serve.png); empty for none")
 	fs.StringVar(&c.JSON, "json", "", "write the results to `FILE`, for all --pages-results")
 	fs.StringVar(&c.MD, "md", "", "rewrite the section of the results in `FILE` (a benchmarks.md written by all)")
+	from := fs.String("from", "", "measure nothing: take the results that `FILE` (written by -json) holds, for -md")
 	fs.Parse(args)
 	if c.Clusters < 1 || c.Rounds < 1 {
 		return errors.New("pages: -clusters and -rounds must be at least 1")
 	}
-	res, err := runPages(c, os.Stderr)
+	var res *pagesResults
+	var err error
+	if *from != "" {
+		res, err = readPagesResults(*from)
+	} else {
+		res, err = runPages(c, os.Stderr)
+	}
 	if err != nil {
 		return err
 	}

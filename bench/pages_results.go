@@ -114,8 +114,8 @@ painted: the page's script records ` + "`performance.now()`" + ` in a task queue
 animation frame that follows its first drawing. *load* is the end of the load event
 (` + "`PerformanceNavigationTiming.loadEventEnd`" + `), when the whole file, its texts included, is
 parsed. *diff*, *filter* and *search* are the times, in the page, of a click that draws the
-word diff of a member (the first one parses the texts of the whole file), of the list
-filtered to least similarity 0.9, and of a search by ID.
+word diff of a member (with the parsing of the chunk of 1,000 texts that holds its text,
+the first time), of the list filtered to least similarity 0.9, and of a search by ID.
 *write* is the wall time of ` + "`simidx dedup --report`" + `, the whole job: reading the corpus into a
 temporary index, its clusters and pairs, the diffs' passages and the file.`
 
