@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 // reportData is the data of a report as its script reads it.
@@ -47,16 +48,18 @@ func readReport(t *testing.T, path string) (string, reportData, []string) {
 		t.Fatal(err)
 	}
 	var texts []string
+	var raw []json.RawMessage
 	for _, m := range regexp.MustCompile(`(?s)<script type="application/json" id="simidx-texts-(\d+)">(.*?)</script>`).FindAllStringSubmatch(html, -1) {
-		var chunk []string
+		var chunk []json.RawMessage
 		if err := json.Unmarshal([]byte(m[2]), &chunk); err != nil {
 			t.Fatalf("the texts element %s: %v", m[1], err)
 		}
-		if m[1] != fmt.Sprint(len(texts)/1000) {
-			t.Fatalf("the texts element %s after %d texts", m[1], len(texts))
+		if m[1] != fmt.Sprint(len(raw)/1000) {
+			t.Fatalf("the texts element %s after %d texts", m[1], len(raw))
 		}
-		texts = append(texts, chunk...)
+		raw = append(raw, chunk...)
 	}
+	texts = joinTexts(t, raw)
 	return html, d, texts
 }
 
@@ -119,6 +122,11 @@ func TestDedupReportLicenses(t *testing.T) {
 				t.Errorf("%s is not in the report", m.ID)
 			}
 		}
+	}
+	// The members that repeat passages of their kept member refer to
+	// them, and read whole above.
+	if n := strings.Count(html, `{"k":`); n < 10 {
+		t.Errorf("%d texts refer to the kept one's, want most of the 31 dropped", n)
 	}
 	if members != 45 || len(d.Clusters) != 14 {
 		t.Errorf("%d members in %d clusters, want 45 in 14", members, len(d.Clusters))
@@ -218,4 +226,47 @@ func TestDedupReportIndex(t *testing.T) {
 	if r := simidx(t, "", "dedup", "--db", db, "--report", missing); r.code == 0 || !strings.Contains(r.stderr, "cannot write the report") {
 		t.Errorf("dedup --report %s: %v", missing, r)
 	}
+}
+
+// joinTexts decodes the texts of a report as its page does: a string, or
+// {"k": the kept text, "s": segments}, each segment a string or a [start,
+// end] range of the kept text in UTF-16 code units.
+func joinTexts(t *testing.T, raw []json.RawMessage) []string {
+	t.Helper()
+	if len(raw) == 0 {
+		return nil
+	}
+	texts := make([]string, len(raw))
+	var join func(i int) string
+	join = func(i int) string {
+		var s string
+		if json.Unmarshal(raw[i], &s) == nil {
+			return s
+		}
+		var e struct {
+			K int               `json:"k"`
+			S []json.RawMessage `json:"s"`
+		}
+		if err := json.Unmarshal(raw[i], &e); err != nil || e.K >= i {
+			t.Fatalf("text %d: %s: %v", i, raw[i], err)
+		}
+		base := utf16.Encode([]rune(join(e.K)))
+		var b strings.Builder
+		for _, seg := range e.S {
+			var lit string
+			var r [2]int
+			if json.Unmarshal(seg, &lit) == nil {
+				b.WriteString(lit)
+			} else if err := json.Unmarshal(seg, &r); err == nil && r[0] <= r[1] && r[1] <= len(base) {
+				b.WriteString(string(utf16.Decode(base[r[0]:r[1]])))
+			} else {
+				t.Fatalf("text %d: segment %s", i, seg)
+			}
+		}
+		return b.String()
+	}
+	for i := range raw {
+		texts[i] = join(i)
+	}
+	return texts
 }

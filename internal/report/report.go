@@ -35,7 +35,6 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/eval"
 	"github.com/simidx/simidx/shingle"
@@ -46,9 +45,11 @@ const (
 	// DefaultMaxText is the most bytes of a text a report shows: a longer
 	// text is cut (at the end of a word) and marked so.
 	DefaultMaxText = 64 << 10
-	// DefaultMaxTexts is the most bytes of texts a report holds: the
-	// members of the clusters after that (the clusters are taken largest
-	// first) are listed without their texts.
+	// DefaultMaxTexts is the most bytes of texts a report holds, as
+	// written in it (a member's text that repeats passages of the kept
+	// member's refers to them): the members of the clusters after that
+	// (the clusters are taken largest first) are listed without their
+	// texts.
 	DefaultMaxTexts = 64 << 20
 	// maxPassages is the most shared passages marked in a diff, the
 	// longest; minPassageWords the fewest words of one.
@@ -73,8 +74,8 @@ type Options struct {
 	// MinHash layer, a set method, or verified pairs): the histogram is
 	// of similarities, else of distances.
 	Similarity bool
-	// MaxTexts is the most bytes of texts the report holds; 0 means
-	// DefaultMaxTexts.
+	// MaxTexts is the most bytes of texts the report holds, as written
+	// in it; 0 means DefaultMaxTexts.
 	MaxTexts int64
 	// TempDir is where the report spools the texts it writes ("" for the
 	// system's temporary directory).
@@ -264,8 +265,9 @@ const (
 // written to tw and the passages each shares with the kept member.
 func (r *Report) cluster(c Cluster, texts *Texts, tk *shingle.Tokenizer, tw *textsWriter) (jsonCluster, error) {
 	jc := jsonCluster{N: c.Number, M: make([]jsonMember, len(c.Members))}
-	var kept []byte
+	var kept []byte // the kept member's text, when the report has it
 	var keptWords []shingle.Word
+	keptRef := 0
 	for i, m := range c.Members {
 		jm := &jc.M[i]
 		*jm = jsonMember{ID: m.ID, Distance: m.Distance, Similarity: m.Similarity, Exact: m.Exact}
@@ -286,7 +288,12 @@ func (r *Report) cluster(c Cluster, texts *Texts, tk *shingle.Tokenizer, tw *tex
 		size := sp.size
 		jm.Bytes = &size
 		jm.Cut = int64(sp.n) < sp.size
-		ref, ok, err := tw.add(text)
+		words := tk.AppendWords(nil, text)
+		var ps []eval.Passage // longest first
+		if i > 0 && kept != nil {
+			ps = eval.SharedPassages(words, keptWords, -1)
+		}
+		ref, ok, err := tw.add(text, func() ([]byte, error) { return textEntry(text, kept, keptRef, ps) })
 		if err != nil {
 			return jc, err
 		}
@@ -295,16 +302,12 @@ func (r *Report) cluster(c Cluster, texts *Texts, tk *shingle.Tokenizer, tw *tex
 			continue
 		}
 		jm.Text = &ref
-		words := tk.AppendWords(nil, text)
 		if i == 0 {
-			kept, keptWords = text, words
+			kept, keptWords, keptRef = text, words, ref
 			continue
 		}
-		if kept == nil {
-			continue // the kept member has no text here
-		}
-		ps := eval.SharedPassages(words, keptWords, maxPassages)
 		ps = slices.DeleteFunc(ps, func(p eval.Passage) bool { return p.Words < minPassageWords })
+		ps = ps[:min(len(ps), maxPassages)]
 		if len(ps) == 0 {
 			continue
 		}
@@ -351,18 +354,73 @@ func utf16Len(r rune) int {
 	return 1
 }
 
+// minRefBytes is the shortest passage a member's text refers to in the
+// kept member's text rather than repeats.
+const minRefBytes = 32
+
+// textEntry returns the JSON of text in the page's texts: a string, or,
+// when text repeats passages of kept (the text of the kept member, the
+// page's text keptRef) byte for byte and that is shorter, an object
+// {"k": keptRef, "s": [...]} whose segments are strings of text and
+// [start, end] ranges of kept in UTF-16 code units, which the page joins.
+// ps are the passages text shares with kept, longest first. JSON escapes
+// <, > and &, and U+2028 and U+2029.
+func textEntry(text, kept []byte, keptRef int, ps []eval.Passage) ([]byte, error) {
+	plain, err := json.Marshal(string(text))
+	if err != nil || kept == nil {
+		return plain, err
+	}
+	// The longest passages that are the same bytes in both texts and do
+	// not overlap in text.
+	var refs []eval.Passage
+	for _, p := range ps {
+		if p.AEnd-p.AStart < minRefBytes || !bytes.Equal(text[p.AStart:p.AEnd], kept[p.BStart:p.BEnd]) {
+			continue
+		}
+		if !slices.ContainsFunc(refs, func(q eval.Passage) bool { return p.AStart < q.AEnd && q.AStart < p.AEnd }) {
+			refs = append(refs, p)
+		}
+	}
+	if len(refs) == 0 {
+		return plain, nil
+	}
+	slices.SortFunc(refs, func(a, b eval.Passage) int { return cmp.Compare(a.AStart, b.AStart) })
+	var offs []int
+	for _, p := range refs {
+		offs = append(offs, p.BStart, p.BEnd)
+	}
+	offs = utf16Offsets(kept, offs)
+	var segs []any
+	pos := 0
+	for i, p := range refs {
+		if p.AStart > pos {
+			segs = append(segs, string(text[pos:p.AStart]))
+		}
+		segs = append(segs, [2]int{offs[2*i], offs[2*i+1]})
+		pos = p.AEnd
+	}
+	if pos < len(text) {
+		segs = append(segs, string(text[pos:]))
+	}
+	enc, err := json.Marshal(struct {
+		K int   `json:"k"`
+		S []any `json:"s"`
+	}{keptRef, segs})
+	if err != nil || len(enc) >= len(plain) {
+		return plain, err
+	}
+	return enc, nil
+}
+
 // textsWriter writes the texts of the report as a JSON array to a
-// temporary file, each distinct text once, at most max bytes of texts.
+// temporary file, each distinct text once, at most max bytes of JSON.
 type textsWriter struct {
-	f     *os.File
-	n     int              // texts written
-	bytes int64            // their bytes
-	max   int64            // Options.MaxTexts
-	seen  map[uint64][]int // text indexes by hash
-	lens  []int            // the length of each text written
-	offs  []int64          // where each text's JSON starts in f
-	off   int64
-	buf   []byte
+	f    *os.File
+	n    int              // texts written
+	max  int64            // Options.MaxTexts
+	seen map[[16]byte]int // the index of each text written, by its hash
+	offs []int64          // where each text's JSON starts in f
+	off  int64            // the bytes written
 }
 
 func newTextsWriter(dir string, max int64) (*textsWriter, error) {
@@ -371,24 +429,24 @@ func newTextsWriter(dir string, max int64) (*textsWriter, error) {
 		return nil, err
 	}
 	os.Remove(f.Name())
-	return &textsWriter{f: f, max: max, seen: map[uint64][]int{}}, nil
+	return &textsWriter{f: f, max: max, seen: map[[16]byte]int{}}, nil
 }
 
-// add returns the index of text among the texts written, writing it if it
-// is new; ok is false when there is no room left for it.
-func (tw *textsWriter) add(text []byte) (ref int, ok bool, err error) {
-	h := xxhash.Sum64(text)
-	for _, i := range tw.seen[h] {
-		if tw.lens[i] == len(text) && tw.same(i, text) {
-			return i, true, nil
-		}
+// add returns the index of text among the texts written, writing the JSON
+// that entry returns if text is new; ok is false when there is no room
+// left for it. Texts are told apart by a 128-bit hash (of SHA-256).
+func (tw *textsWriter) add(text []byte, entry func() ([]byte, error)) (ref int, ok bool, err error) {
+	h := sha256.Sum256(text)
+	key := [16]byte(h[:16])
+	if i, ok := tw.seen[key]; ok {
+		return i, true, nil
 	}
-	if tw.bytes+int64(len(text)) > tw.max {
-		return 0, false, nil
-	}
-	b, err := json.Marshal(string(text)) // escapes <, > and &, U+2028 and U+2029
+	b, err := entry()
 	if err != nil {
 		return 0, false, err
+	}
+	if tw.off+int64(len(b))+1 > tw.max {
+		return 0, false, nil
 	}
 	if tw.n > 0 {
 		b = append([]byte{','}, b...)
@@ -399,28 +457,9 @@ func (tw *textsWriter) add(text []byte) (ref int, ok bool, err error) {
 	ref = tw.n
 	tw.offs = append(tw.offs, tw.off)
 	tw.off += int64(len(b))
-	tw.lens = append(tw.lens, len(text))
-	tw.seen[h] = append(tw.seen[h], ref)
+	tw.seen[key] = ref
 	tw.n++
-	tw.bytes += int64(len(text))
 	return ref, true, nil
-}
-
-// same reports whether text i is text, read back: hashes collide.
-func (tw *textsWriter) same(i int, text []byte) bool {
-	end := tw.off
-	if i+1 < len(tw.offs) {
-		end = tw.offs[i+1]
-	}
-	tw.buf = slices.Grow(tw.buf[:0], int(end-tw.offs[i]))[:end-tw.offs[i]]
-	if _, err := tw.f.ReadAt(tw.buf, tw.offs[i]); err != nil {
-		return false
-	}
-	var s string
-	if err := json.Unmarshal(bytes.TrimPrefix(tw.buf, []byte(",")), &s); err != nil {
-		return false
-	}
-	return s == string(text)
 }
 
 // copyTo writes the texts to w as JSON arrays of textsChunk texts, each

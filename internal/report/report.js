@@ -12,6 +12,7 @@
   const minSim = $("min-sim"), minSize = $("min-size"), search = $("search");
   let shown = clusters, page = 0;
   const texts = new Map(); // chunks of texts parsed, by number
+  const joined = new Map(); // texts joined from segments, by index
 
   for (const c of clusters) {
     let least = null;
@@ -174,11 +175,20 @@
     else f();
   }
 
-  // textAt returns text i, parsing its chunk of texts the first time.
+  // textAt returns text i, parsing its chunk of texts the first time. A
+  // member's text that repeats passages of the kept member's is written
+  // as {k: the kept text, s: segments}, each a string or a [start, end]
+  // range of the kept text, joined here.
   function textAt(i) {
     const k = Math.floor(i / data.chunk);
     if (!texts.has(k)) texts.set(k, JSON.parse(document.getElementById("simidx-texts-" + k).textContent));
-    return texts.get(k)[i % data.chunk];
+    const t = texts.get(k)[i % data.chunk];
+    if (typeof t === "string") return t;
+    if (!joined.has(i)) {
+      const base = textAt(t.k);
+      joined.set(i, t.s.map((x) => typeof x === "string" ? x : base.slice(x[0], x[1])).join(""));
+    }
+    return joined.get(i);
   }
 
   // tokens returns the words of text (runs of non-space characters) and

@@ -36,16 +36,18 @@ func parsePage(t *testing.T, html string) (pageData, []string) {
 		t.Fatalf("the data element: %v", err)
 	}
 	var texts []string
+	var raw []json.RawMessage
 	for _, m := range regexp.MustCompile(`(?s)<script type="application/json" id="simidx-texts-(\d+)">(.*?)</script>`).FindAllStringSubmatch(html, -1) {
-		var chunk []string
+		var chunk []json.RawMessage
 		if err := json.Unmarshal([]byte(m[2]), &chunk); err != nil {
 			t.Fatalf("the texts element %s: %v", m[1], err)
 		}
-		if m[1] != fmt.Sprint(len(texts)/1000) {
-			t.Fatalf("the texts element %s after %d texts", m[1], len(texts))
+		if m[1] != fmt.Sprint(len(raw)/1000) {
+			t.Fatalf("the texts element %s after %d texts", m[1], len(raw))
 		}
-		texts = append(texts, chunk...)
+		raw = append(raw, chunk...)
 	}
+	texts = joinTexts(t, raw)
 	return d, texts
 }
 
@@ -165,6 +167,10 @@ func TestWrite(t *testing.T) {
 	}
 	if c[3].Text != nil || c[3].Why != notRead || c[4].Text != nil || c[4].Why != fingerprintOnly {
 		t.Errorf("unread and fingerprint members: %+v %+v", c[3], c[4])
+	}
+	// c repeats a's passages: its text refers to them, and reads whole.
+	if ts[*c[2].Text] != strings.Replace(story, "lazy", "sleepy", 1) || !strings.Contains(b.String(), `{"k":`+fmt.Sprint(*c[0].Text)+`,"s":[[0,`) {
+		t.Errorf("c's text: %q", ts[*c[2].Text])
 	}
 	// The passages of c against a, in UTF-16 code units.
 	ka, kc := utf16.Encode([]rune(story)), utf16.Encode([]rune(ts[*c[2].Text]))
@@ -351,4 +357,47 @@ func TestWriteChunks(t *testing.T) {
 			}
 		}
 	}
+}
+
+// joinTexts decodes the texts of a report as its page does: a string, or
+// {"k": the kept text, "s": segments}, each segment a string or a [start,
+// end] range of the kept text in UTF-16 code units.
+func joinTexts(t *testing.T, raw []json.RawMessage) []string {
+	t.Helper()
+	if len(raw) == 0 {
+		return nil
+	}
+	texts := make([]string, len(raw))
+	var join func(i int) string
+	join = func(i int) string {
+		var s string
+		if json.Unmarshal(raw[i], &s) == nil {
+			return s
+		}
+		var e struct {
+			K int               `json:"k"`
+			S []json.RawMessage `json:"s"`
+		}
+		if err := json.Unmarshal(raw[i], &e); err != nil || e.K >= i {
+			t.Fatalf("text %d: %s: %v", i, raw[i], err)
+		}
+		base := utf16.Encode([]rune(join(e.K)))
+		var b strings.Builder
+		for _, seg := range e.S {
+			var lit string
+			var r [2]int
+			if json.Unmarshal(seg, &lit) == nil {
+				b.WriteString(lit)
+			} else if err := json.Unmarshal(seg, &r); err == nil && r[0] <= r[1] && r[1] <= len(base) {
+				b.WriteString(string(utf16.Decode(base[r[0]:r[1]])))
+			} else {
+				t.Fatalf("text %d: segment %s", i, seg)
+			}
+		}
+		return b.String()
+	}
+	for i := range raw {
+		texts[i] = join(i)
+	}
+	return texts
 }
