@@ -423,7 +423,8 @@ func TestServePageInBrowser(t *testing.T) {
 				chromedp.Poll[chromedp.Void](`document.getElementById("status").textContent.startsWith("Added added-by-page")`),
 				chromedp.Evaluate[chromedp.Void](`document.getElementById("doc-id").value = "added-by-page"`),
 				chromedp.Click(chromedp.ID("similar")),
-				chromedp.Poll[chromedp.Void](`document.querySelector("#similar-results button.danger") !== null`),
+				// The neighbours of the new document, not those shown before.
+				chromedp.Poll[chromedp.Void](`document.querySelector("#similar-results h3")?.textContent === "Near duplicates of added-by-page"`),
 				chromedp.Click(chromedp.CSS("#similar-results button.danger")),
 				chromedp.Poll[chromedp.Void](`document.getElementById("status").textContent === "Deleted added-by-page."`))
 			if err != nil {
