@@ -370,14 +370,14 @@ func textEntry(text, kept []byte, keptRef int, ps []eval.Passage) ([]byte, error
 	if err != nil || kept == nil {
 		return plain, err
 	}
-	// The longest passages that are the same bytes in both texts and do
-	// not overlap in text.
+	// The longest passages, or their longest ends, that are the same
+	// bytes in both texts and do not overlap in text.
 	var refs []eval.Passage
 	for _, p := range ps {
-		if p.AEnd-p.AStart < minRefBytes || !bytes.Equal(text[p.AStart:p.AEnd], kept[p.BStart:p.BEnd]) {
+		if p.AEnd-p.AStart < minRefBytes {
 			continue
 		}
-		if !slices.ContainsFunc(refs, func(q eval.Passage) bool { return p.AStart < q.AEnd && q.AStart < p.AEnd }) {
+		if p, ok := sameBytes(text, kept, p); ok && !slices.ContainsFunc(refs, func(q eval.Passage) bool { return p.AStart < q.AEnd && q.AStart < p.AEnd }) {
 			refs = append(refs, p)
 		}
 	}
@@ -410,6 +410,41 @@ func textEntry(text, kept []byte, keptRef int, ps []eval.Passage) ([]byte, error
 		return plain, err
 	}
 	return enc, nil
+}
+
+// sameBytes returns the passage p of text and kept, whose canonical words
+// are the same, if its bytes are the same too; else its longest start or
+// end that has the same bytes in both (a passage whose case or spacing
+// differs in one place), cut at the start of a character. ok is false
+// when that is shorter than minRefBytes.
+func sameBytes(text, kept []byte, p eval.Passage) (_ eval.Passage, ok bool) {
+	a, b := text[p.AStart:p.AEnd], kept[p.BStart:p.BEnd]
+	if bytes.Equal(a, b) {
+		return p, true
+	}
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre] == b[pre] {
+		pre++
+	}
+	for pre > 0 && pre < len(a) && !utf8.RuneStart(a[pre]) {
+		pre--
+	}
+	suf := 0
+	for suf < len(a) && suf < len(b) && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	for suf > 0 && !utf8.RuneStart(a[len(a)-suf]) {
+		suf--
+	}
+	switch {
+	case max(pre, suf) < minRefBytes:
+		return p, false
+	case pre >= suf:
+		p.AEnd, p.BEnd = p.AStart+pre, p.BStart+pre
+	default:
+		p.AStart, p.BStart = p.AEnd-suf, p.BEnd-suf
+	}
+	return p, true
 }
 
 // textsWriter writes the texts of the report as a JSON array to a

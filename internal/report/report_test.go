@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/eval"
 )
 
 // pageData is what a report's script reads: the clusters and the texts.
@@ -400,4 +401,36 @@ func joinTexts(t *testing.T, raw []json.RawMessage) []string {
 		texts[i] = join(i)
 	}
 	return texts
+}
+
+// TestSameBytes checks the part of a passage that a member's text may
+// refer to: the whole passage when its bytes are the same in both texts,
+// else its longest same start or end, at a character's start.
+func TestSameBytes(t *testing.T) {
+	long := strings.Repeat("shared words ", 4) // 52 bytes
+	for _, tc := range []struct {
+		a, b string
+		want string // the bytes referred to, "" for none
+	}{
+		{long, long, long},
+		{"Case " + long, "CASE " + long, " " + long},
+		{long + "end", long + "END", long},
+		{"é" + long, "è" + long, long}, // é and è share their first byte
+		{long + "ë", long + "è", long}, // and here too: cut before it
+		{"Short x", "Short y", ""},
+		{"AAAA " + long + "BBBB", "aaaa " + long + "bbbb", ""}, // the same bytes only in the middle
+	} {
+		p := eval.Passage{AStart: 0, AEnd: len(tc.a), BStart: 0, BEnd: len(tc.b)}
+		got, ok := sameBytes([]byte(tc.a), []byte(tc.b), p)
+		if !ok {
+			if tc.want != "" {
+				t.Errorf("sameBytes(%q, %q): none, want %q", tc.a, tc.b, tc.want)
+			}
+			continue
+		}
+		ga, gb := tc.a[got.AStart:got.AEnd], tc.b[got.BStart:got.BEnd]
+		if ga != tc.want || gb != tc.want {
+			t.Errorf("sameBytes(%q, %q) = %q, %q; want %q", tc.a, tc.b, ga, gb, tc.want)
+		}
+	}
 }
