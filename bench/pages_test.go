@@ -143,6 +143,23 @@ func TestReportInBrowser(t *testing.T) {
 		t.Errorf("the members drawn:\n%q\nwant\n%q", all, want)
 	}
 
+	// Every member's text, as the page joins it, is its file.
+	texts, err := evalIn[map[string]string](tb, `(() => {
+		const out = {};
+		for (const c of JSON.parse(document.getElementById("simidx-data").textContent).clusters)
+			for (const m of c.m) out[m.i] = window.simidxReport.textAt(m.t);
+		return out;
+	})()`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range slices.Concat(ids...) {
+		file, err := os.ReadFile(filepath.Join(root, "testdata", "licenses", id))
+		if err != nil || texts[id] != string(file) {
+			t.Errorf("the text of %s in the page is not its file (%d bytes, %d in the page): %v", id, len(file), len(texts[id]), err)
+		}
+	}
+
 	d, err := openDiff(tb, "MIT.txt")
 	if err != nil {
 		t.Fatal(err)

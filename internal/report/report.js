@@ -319,5 +319,5 @@
     performance.mark("simidx-ready");
     document.documentElement.dataset.ready = String(performance.now());
   }, 0));
-  window.simidxReport = { wordDiff, tokens };
+  window.simidxReport = { wordDiff, tokens, textAt };
 })();
