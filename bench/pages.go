@@ -126,7 +126,7 @@ func runPages(c pagesConfig, logw io.Writer) (*pagesResults, error) {
 		return nil, fmt.Errorf("the generated corpus made %d clusters of %d documents, want %d of %d", bigRun.Clusters, bigRun.Docs, c.Clusters, docs)
 	}
 	bigRun.Corpus = fmt.Sprintf("generated, %s clusters", thousands(c.Clusters))
-	bigRun.Detail = fmt.Sprintf("%s clusters of 2 to 4 texts of 150 random words (a third of the clusters 2, 3 and 4 texts; copies that are exact, or have one word changed), and %s texts alone, in JSON lines, shuffled", thousands(c.Clusters), thousands(docs-bigRun.Members))
+	bigRun.Detail = fmt.Sprintf("%s clusters of 2 to 4 texts of 150 random words (a third of the clusters 2, 3 and 4 texts; copies with the same canonical text, their case and spacing changed, or with one word changed), and %s texts alone, in JSON lines, shuffled", thousands(c.Clusters), thousands(docs-bigRun.Members))
 
 	b, err := newBrowser(1280, 900)
 	if err != nil {
