@@ -93,7 +93,7 @@ func runPages(c pagesConfig, logw io.Writer) (*pagesResults, error) {
 	if err != nil {
 		return nil, err
 	}
-	bin, err := buildSimidx(root, dir)
+	bin, err := buildSimidxAt(root, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -190,8 +190,8 @@ func moduleRoot() (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// buildSimidx builds cmd/simidx of the module at root into dir.
-func buildSimidx(root, dir string) (string, error) {
+// buildSimidxAt builds cmd/simidx of the module at root into dir.
+func buildSimidxAt(root, dir string) (string, error) {
 	bin := filepath.Join(dir, "simidx")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/simidx")
 	build.Dir = root

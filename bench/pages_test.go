@@ -44,7 +44,7 @@ func testSimidx(t *testing.T) (bin, root string) {
 		if simidxOnce.dir, simidxOnce.err = os.MkdirTemp("", "simidx-bench-test-"); simidxOnce.err != nil {
 			return
 		}
-		simidxOnce.bin, simidxOnce.err = buildSimidx(simidxOnce.root, simidxOnce.dir)
+		simidxOnce.bin, simidxOnce.err = buildSimidxAt(simidxOnce.root, simidxOnce.dir)
 	})
 	if simidxOnce.err != nil {
 		t.Fatal(simidxOnce.err)
