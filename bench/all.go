@@ -35,6 +35,10 @@ type allConfig struct {
 	// Serve are the results of a run of the serve subcommand, for its
 	// section; without them the section says how to run it.
 	Serve *serveResults
+	// Pages are the results of a run of the pages subcommand (the report
+	// and the serve page in a browser), for their section; without them
+	// the section says how to run it.
+	Pages *pagesResults
 }
 
 // report collects every result of `all`.
@@ -71,6 +75,7 @@ func allMain(args []string) error {
 	out := fset.String("out", "../docs", "directory for benchmarks.md and charts/")
 	sizes := fset.String("sizes", "", "index sizes, comma-separated (default 1e4,1e5,1e6,1e7; quick 1e4,1e5)")
 	serveResults := fset.String("serve-results", "", "the results that `FILE`, written by serve -json, holds, for the section on simidx serve under load (default: a note on how to run it)")
+	pagesResults := fset.String("pages-results", "", "the results that `FILE`, written by pages -json, holds, for the section on the report and the serve page in a browser (default: a note on how to run it)")
 	fset.Parse(args)
 	if *corpora == "" {
 		return fmt.Errorf("all: --corpora is required")
@@ -85,6 +90,13 @@ func allMain(args []string) error {
 			return fmt.Errorf("all: --serve-results: %w", err)
 		}
 		cfg.Serve = res
+	}
+	if *pagesResults != "" {
+		res, err := readPagesResults(*pagesResults)
+		if err != nil {
+			return fmt.Errorf("all: --pages-results: %w", err)
+		}
+		cfg.Pages = res
 	}
 	s := *sizes
 	if s == "" {
@@ -424,6 +436,7 @@ func (r *report) markdown(w io.Writer) {
 	r.writeSpeed(w)
 	writeGoBenches(w, r.GoBench, r.GoBenchCount, r.Cfg.Quick)
 	writeServeSection(w, r.Cfg.Serve)
+	writePagesSection(w, r.Cfg.Pages)
 	r.writeFeatures(w)
 }
 

@@ -265,7 +265,7 @@ func TestAllQuick(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	start := time.Now()
-	r, err := runAll(allConfig{Corpora: dir, Out: out, Quick: true, Sizes: []int{2000}, Command: "test", Serve: testServeResults()}, io.Discard)
+	r, err := runAll(allConfig{Corpora: dir, Out: out, Quick: true, Sizes: []int{2000}, Command: "test", Serve: testServeResults(), Pages: testPagesResults()}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,6 +288,11 @@ func TestAllQuick(t *testing.T) {
 		t.Error("benchmarks.md has no section on simidx serve under load")
 	} else if res, err := embeddedServeResults(section); err != nil || !reflect.DeepEqual(res, testServeResults()) {
 		t.Errorf("the serve results copied into benchmarks.md: %+v, %v", res, err)
+	}
+	if section, i := pagesSection(string(md)); i < 0 {
+		t.Error("benchmarks.md has no section on the pages")
+	} else if res, err := embeddedPagesResults(section); err != nil || res == nil || res.Command != testPagesResults().Command {
+		t.Errorf("the pages results copied into benchmarks.md: %+v, %v", res, err)
 	}
 	if sa := r.truthOf("spamassassin-body"); sa == nil || sa.Pairs < 20 {
 		t.Errorf("ground truth of the generated corpus: %+v", sa)

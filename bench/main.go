@@ -13,7 +13,8 @@
 //	go run . scripts -corpora DIR
 //	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH] [-baseline REV] [-json FILE]
 //	go run . fsync [-busy N] [-dir DIR]
-//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE]
+//	go run . pages [-clusters 10000] [-rounds 5] [-shots ../docs] [-json FILE] [-md FILE] [-from FILE]
+//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE] [--pages-results FILE]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
 // load time, bytes on disk, query latency (p50/p99) beside a brute-force
@@ -57,10 +58,18 @@
 // phase on the simidx of a git revision and on the current one, in turn;
 // -json writes its results, which all --serve-results puts in the report.
 //
+// pages: the HTML report of simidx dedup --report (of testdata/licenses
+// and of a generated corpus of 10,000 clusters) and the page of simidx
+// serve in a headless Chromium: the time a report takes to open, to draw a
+// diff, to filter and to search, and the screenshots of docs/; -json
+// writes its results, which all --pages-results puts in the report, and
+// -md rewrites their section of a benchmarks.md (with -from, from the
+// results of an earlier run, measuring nothing).
+//
 // fsync: a probe of the fdatasync of an append, alone and beside busy
 // threads, which bounds the durable adds of simidx serve.
 //
-// all: runs everything but serve and fsync on the corpora of a directory
+// all: runs everything but serve, pages and fsync on the corpora of a directory
 // and writes docs/benchmarks.md and the SVG charts of docs/charts.
 //
 // Corpora are JSONL files of {"id", "text"} objects, as written by

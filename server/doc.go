@@ -6,14 +6,19 @@
 //
 //	POST   /v1/documents                add or replace documents; ?if_unique=true refuses near duplicates (409)
 //	POST   /v1/query                    the near duplicates of a text or a fingerprint
+//	POST   /v1/compare                  the measures and shared passages of two texts
 //	GET    /v1/documents/{id}           a stored document's fingerprint
 //	GET    /v1/documents/{id}/similar   the near duplicates of a stored document
 //	DELETE /v1/documents/{id}           remove a document
 //	GET    /v1/stats                    describe the index
 //	GET    /healthz                     liveness
 //	GET    /metrics                     Prometheus metrics
+//	GET    /                            a page for people, a client of the endpoints above
 //
-// Every answer but the metrics is JSON; every error is {"error": "..."}
+// The page checks a text, shows its matches and the passages it shares
+// with another text given, a stored document's neighbours and the index's
+// figures; it adds and deletes only with Options.PageWrites. Every answer
+// but the metrics and the page is JSON; every error is {"error": "..."}
 // with its status, also for an unknown path (404) and a method an
 // endpoint does not take (405, with the Allow header).
 //

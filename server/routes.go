@@ -31,6 +31,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	s.endpoint(mux, "/v1/documents", method{http.MethodPost, s.handleAdd})
 	s.endpoint(mux, "/v1/query", method{http.MethodPost, s.handleQuery})
+	s.endpoint(mux, "/v1/compare", method{http.MethodPost, s.handleCompare})
 	s.endpoint(mux, "/v1/documents/{id}", method{http.MethodGet, s.handleGet}, method{http.MethodDelete, s.handleDelete})
 	s.endpoint(mux, "/v1/documents/{id}/similar", method{http.MethodGet, s.handleSimilar})
 	s.endpoint(mux, "/v1/stats", method{http.MethodGet, s.handleStats})
@@ -46,6 +47,13 @@ func (s *Server) routes() *http.ServeMux {
 			return errorf(http.StatusNotFound, "no such endpoint: %s %s; the document ID is missing", r.Method, p)
 		}
 		return errorf(http.StatusNotFound, "no such endpoint: %s %s; a document ID with '/' is written %%2F", r.Method, p)
+	}))
+	// The page: "/" alone ({$}); any other path that no pattern matches
+	// is not found.
+	mux.Handle("GET /{$}", s.route("/", s.handlePage))
+	mux.Handle("/{$}", s.route("/", func(w http.ResponseWriter, r *http.Request) error {
+		w.Header().Set("Allow", "GET, HEAD")
+		return errorf(http.StatusMethodNotAllowed, "method %s not allowed on /, the page; use GET, HEAD", r.Method)
 	}))
 	mux.Handle("/", s.route(routeOther, func(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusNotFound, "no such endpoint: %s %s; the endpoints are under /v1/ (see docs/server.md)", r.Method, r.URL.EscapedPath())

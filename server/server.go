@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +94,12 @@ type Options struct {
 	// DefaultShutdownTimeout.
 	ShutdownTimeout time.Duration
 
+	// PageWrites shows the write actions on the page at GET / (add the
+	// text checked, delete a stored document); without it the page only
+	// reads. The API takes writes either way: the page is a client of it,
+	// with no rights of its own.
+	PageWrites bool
+
 	// Metrics collects what GET /metrics reports. To count the group
 	// commits and applies of the index's write-ahead log too, open the
 	// index with Metrics.LogEvents in index.LogOptions.Events. Nil means a
@@ -121,6 +128,10 @@ type Server struct {
 	mux     *http.ServeMux
 	budget  *bodyBudget                   // of Options.MaxBodyInFlight
 	ln      atomic.Pointer[limitListener] // of the last Serve, for tests
+	// fingerprinters are the index's, for POST /v1/compare (a
+	// Fingerprinter serves one goroutine at a time).
+	fingerprinters sync.Pool
+	page           []byte // the page of GET /
 }
 
 // New returns a Server that answers from x, an index open for writing
@@ -169,11 +180,20 @@ func New(x *index.Index, opts *Options) (*Server, error) {
 		o.Metrics = NewMetrics()
 	}
 	st := x.Settings()
-	if _, err := index.NewFingerprinter(&st); err != nil {
+	f, err := index.NewFingerprinter(&st)
+	if err != nil {
 		return nil, err
 	}
 	s := &Server{x: x, path: x.Path(), opts: o, maxK: max(st.MaxDistance, 0), minHash: st.MinHash || st.Text.Method.IsSet(),
 		sets: st.StoreShingles && !st.Text.Method.IsSet(), met: o.Metrics}
+	s.fingerprinters.Put(f)
+	s.fingerprinters.New = func() any {
+		f, _ := index.NewFingerprinter(&st) // the settings made one above
+		return f
+	}
+	if s.page, err = renderPage(o.PageWrites); err != nil {
+		return nil, err
+	}
 	s.mux = s.routes()
 	s.budget = newBodyBudget(o.MaxBodyInFlight)
 	return s, nil

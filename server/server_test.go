@@ -353,8 +353,11 @@ func TestRouting(t *testing.T) {
 		{"GET", "/v1/documents/a/similar/x", 404, "", "a document ID with '/' is written %2F"},
 		{"GET", "/v2/query", 404, "", "no such endpoint: GET /v2/query; the endpoints are under /v1/"},
 		{"GET", "/v1/query/x", 404, "", "no such endpoint: GET /v1/query/x"},
-		{"GET", "/", 404, "", "no such endpoint: GET /"},
-		{"FOO", "/", 404, "", "no such endpoint: FOO /"},
+		{"GET", "/index.html", 404, "", "no such endpoint: GET /index.html"},
+		{"FOO", "/x", 404, "", "no such endpoint: FOO /x"},
+		{"POST", "/", 405, "GET, HEAD", "method POST not allowed on /, the page; use GET, HEAD"},
+		{"POST", "/v1/compare/x", 404, "", "no such endpoint: POST /v1/compare/x"},
+		{"GET", "/v1/compare", 405, "POST", "method GET not allowed on /v1/compare; use POST"},
 	} {
 		r := do(t, tc.method, u+tc.path, "", "")
 		if r.status != tc.status || r.header.Get("Allow") != tc.allow {
@@ -393,6 +396,7 @@ func TestRouting(t *testing.T) {
 		`simidx_http_requests_total{method="GET",route="/v1/documents/{id}",code="200"} 7`,
 		`simidx_http_requests_total{method="HEAD",route="/v1/documents/{id}/similar",code="200"} 1`,
 		`simidx_http_requests_total{method="GET",route="other",code="404"} 7`,
+		`simidx_http_requests_total{method="POST",route="/",code="405"} 1`,
 		`simidx_http_requests_total{method="other",route="other",code="404"} 1`,
 	} {
 		if !strings.Contains(m, want) {
@@ -590,7 +594,8 @@ func TestBadInput(t *testing.T) {
 		{"DELETE", "/v1/documents/", "", 404, "no such endpoint: DELETE /v1/documents/; the document ID is missing"},
 		{"POST", "/v1/stats", "", 405, "use GET, HEAD"},
 		{"GET", "/v2/query", "", 404, "no such endpoint: GET /v2/query"},
-		{"GET", "/", "", 404, "no such endpoint: GET /"},
+		{"GET", "/favicon.ico", "", 404, "no such endpoint: GET /favicon.ico"},
+		{"GET", "/?x=1", "", 400, `unknown query parameter "x"; this endpoint takes none`},
 	} {
 		r := do(t, tc.method, ts.url+tc.path, "", tc.body)
 		var e struct{ Error string }

@@ -159,29 +159,14 @@ func readCompareText(name string, stdin io.Reader) (compareText, error) {
 	return t, nil
 }
 
-// compareRecord is the object of compare --format jsonl.
+// compareRecord is the object of compare --format jsonl (the same as
+// the server's POST /v1/compare answers), with the ratios as fractions for
+// the table.
 type compareRecord struct {
-	Jaccard      float64         `json:"jaccard"`
-	ContainmentA float64         `json:"containment_a"`
-	ContainmentB float64         `json:"containment_b"`
-	Distance     int             `json:"distance"`
-	Similarity   *float64        `json:"similarity,omitempty"`
-	Exact        bool            `json:"exact"`
-	Passages     []passageRecord `json:"passages"`
+	eval.CompareRecord
 
 	// The ratios as fractions, for the table's truncated digits.
 	jaccard, containA, containB, similarity eval.Ratio
-}
-
-// passageRecord is a shared passage: bytes [AStart, AEnd) of A and
-// [BStart, BEnd) of B hold the same Words canonical words, Text is A's.
-type passageRecord struct {
-	AStart int    `json:"a_start"`
-	AEnd   int    `json:"a_end"`
-	BStart int    `json:"b_start"`
-	BEnd   int    `json:"b_end"`
-	Words  int    `json:"words"`
-	Text   string `json:"text"`
 }
 
 // compareTexts measures a and b with f and finds their longest shared
@@ -196,19 +181,8 @@ func compareTexts(ctx context.Context, f *index.Fingerprinter, a, b compareText,
 	if err != nil {
 		return compareRecord{}, err
 	}
-	r := compareRecord{Distance: c.Distance, Exact: c.Exact, Passages: []passageRecord{},
-		jaccard: c.Jaccard, containA: c.ContainmentA, containB: c.ContainmentB, similarity: c.Similarity}
-	r.Jaccard, r.ContainmentA, r.ContainmentB = c.Jaccard.Float4(), c.ContainmentA.Float4(), c.ContainmentB.Float4()
-	if c.MinHash {
-		s := c.Similarity.Float4()
-		r.Similarity = &s
-	}
-	for _, p := range c.Passages {
-		rec := passageRecord{AStart: a.from + p.AStart, AEnd: a.from + p.AEnd, BStart: b.from + p.BStart, BEnd: b.from + p.BEnd, Words: p.Words}
-		rec.Text = string(a.raw[rec.AStart:rec.AEnd])
-		r.Passages = append(r.Passages, rec)
-	}
-	return r, nil
+	return compareRecord{CompareRecord: c.Record(a.raw, b.raw, a.from, b.from),
+		jaccard: c.Jaccard, containA: c.ContainmentA, containB: c.ContainmentB, similarity: c.Similarity}, nil
 }
 
 // writeCompareTable writes r as a two-column table of the measures and,

@@ -13,12 +13,13 @@ import (
 	"github.com/simidx/simidx/internal/keep"
 	"github.com/simidx/simidx/internal/output"
 	"github.com/simidx/simidx/internal/pairsort"
+	"github.com/simidx/simidx/internal/report"
 	"github.com/spf13/pflag"
 )
 
 var dedupCommand = &command{
 	name:  "dedup",
-	args:  "[--db PATH] [-k N] [--min-similarity S] [--verify] [--linkage L] [--keep POLICY] [--emit WHAT] [INPUT...]",
+	args:  "[--db PATH] [-k N] [--min-similarity S] [--verify] [--linkage L] [--keep POLICY] [--emit WHAT | --report FILE.html] [INPUT...]",
 	short: "report every near-duplicate cluster, or what to keep and drop",
 	long: `Dedup finds the groups of near duplicates of a corpus: every cluster of two
 or more documents, made of pairs of near duplicates (see --linkage). On an
@@ -75,12 +76,27 @@ makes 87 clusters, none such, and keeps 22 more documents (docs/cli.md).
 
 keep and drop together list every document once.
 
+--report FILE.html writes the clusters as one HTML file instead, to open in
+a browser (offline: its style and script are inline, and it loads nothing):
+a summary (documents, clusters, exact copies, empty texts, the bytes the
+--keep policy saves, the settings, a histogram of the pairs' similarities),
+then every cluster, largest first, with its kept member and each other
+member's similarity, distance and exactness to it; filters by least
+similarity and size, and a search by ID. With INPUT, the texts read are in
+the file too (each cut to its first 64 KiB, 64 MiB in all, the largest
+clusters first), and a member opens as a word-level diff against the kept
+one, their shared passages highlighted; an index alone (--db without INPUT)
+keeps no texts, and its report has none. --report writes nothing on
+standard output, so it is not used with --emit, --pairs, --format or
+--output; run dedup again with --db for a list.
+
 Example:
 
 	simidx dedup testdata/licenses
 	simidx dedup --linkage single testdata/licenses
 	simidx dedup --pairs --verify --format jsonl testdata/licenses
 	simidx dedup --emit records --keep longest corpus.jsonl > clean.jsonl
+	simidx dedup --report duplicates.html --keep longest corpus/
 	simidx dedup --db licenses.db --emit drop`,
 	flags: func(fs *pflag.FlagSet) func(context.Context, *env, []string) error {
 		o := &dedupOptions{fs: fs}
@@ -90,6 +106,7 @@ Example:
 		fs.BoolVar(&o.pairs, "pairs", false, "write pairs instead of clusters (--emit pairs)")
 		fs.StringVar(&o.policy, "keep", keep.First, "`policy` choosing the member a cluster keeps: first, last, longest, shortest or id")
 		fs.StringVar(&o.link, "linkage", defaultLinkage, "`linkage` joining pairs into clusters: center (each member dropped a pair of the member kept) or single (chains; see above)")
+		fs.StringVar(&o.report, "report", "", "write the clusters as an HTML report to `FILE` (see above)")
 		fs.IntVar(&o.limit, "limit", 0, "with --emit pairs, write only the first `N` pairs of the sorted list (default: all)")
 		o.out.add(fs)
 		o.in.Add(fs)
@@ -109,6 +126,7 @@ type dedupOptions struct {
 	policy string
 	link   string // --linkage
 	limit  int
+	report string
 	in     input.Flags
 	sf     indexflag.Settings
 	out    outputFlags
@@ -135,6 +153,9 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	}
 	linkage, err := parseLinkage(o.link)
 	if err != nil {
+		return err
+	}
+	if err := checkReport(o); err != nil {
 		return err
 	}
 	if o.pairs {
@@ -171,8 +192,9 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 
 	var x *index.Index
 	var opts *index.QueryOptions
-	var loadErr error // inputs that could not be read: reported after the clusters
-	var rd *keep.Docs // what was read, for --keep and --emit records
+	var loadErr error       // inputs that could not be read: reported after the clusters
+	var rd *keep.Docs       // what was read, for --keep and --emit records
+	var texts *report.Texts // the texts read, for --report
 	switch {
 	case len(args) == 0:
 		if s != nil {
@@ -235,6 +257,11 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 		if err == nil {
 			rd, err = keep.NewDocs(tmp, o.policy == keep.Longest || o.policy == keep.Shortest, o.emit == emitRecords)
 		}
+		if err == nil && o.report != "" {
+			if texts, err = report.NewTexts(tmp, 0); err == nil {
+				defer texts.Close()
+			}
+		}
 		if err != nil {
 			x.Close()
 			if !exists && o.db != "" {
@@ -245,6 +272,12 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 		defer rd.Close()
 		r.Unique = true // every document counts
 		r.OnDoc = rd.Add
+		if texts != nil {
+			r.OnDoc = func(d *index.Doc, raw []byte) {
+				rd.Add(d, raw)
+				texts.Add(d.ID, d.Text, d.Precomputed)
+			}
+		}
 		_, loadErr = load(ctx, x, r, con, e.stderr, o.quiet)
 		if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
 			// The index is not what was read (a failed commit, a
@@ -271,6 +304,17 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	}
 	defer x.Close()
 
+	opts.Linkage = linkage
+	if o.report != "" {
+		err = writeDedupReport(ctx, e, o, x, opts, rd, texts, args)
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if err == nil {
+			err = loadErr
+		}
+		return err
+	}
 	w, err := o.out.open(e.stdout)
 	if err != nil {
 		return err
@@ -279,7 +323,6 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	if rd != nil {
 		sizes = rd.Sizes()
 	}
-	opts.Linkage = linkage
 	switch o.emit {
 	case emitPairs:
 		err = reportPairs(ctx, x, opts, o.limit, w)
@@ -461,24 +504,9 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 		w.Header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
 	}
 	return keep.Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
-		rec := clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs, Keep: k.ID,
-			Members: []memberRecord{{ID: k.ID, Keep: true}}}
-		for _, m := range c.Members {
-			if m.Seq == k.Seq {
-				continue
-			}
-			p, err := x.Compare(k.ID, m.ID, opts)
-			if err != nil {
-				return err
-			}
-			mr := memberRecord{ID: m.ID, Distance: &p.Distance}
-			if k.Text && m.Text { // a fingerprint has no text to compare
-				mr.Exact = &p.Exact
-				if sim {
-					mr.Similarity = similarity(p.Similarity)
-				}
-			}
-			rec.Members = append(rec.Members, mr)
+		rec, err := clusterRecordOf(x, opts, c, k, sim)
+		if err != nil {
+			return err
 		}
 		if w.JSONL() {
 			w.JSON(rec)
@@ -505,6 +533,34 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 		}
 		return w.Err()
 	})
+}
+
+// clusterRecordOf returns the record of cluster c whose kept member is k
+// (keep.Clusters): k first, then the others by ID, each with its
+// distance, similarity (when sim) and exactness to the kept one, from
+// x.Compare. Both members of a comparison need a text for its similarity
+// and exactness: a document added as a fingerprint has neither.
+func clusterRecordOf(x *index.Index, opts *index.QueryOptions, c index.Cluster, k index.Member, sim bool) (clusterRecord, error) {
+	rec := clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs, Keep: k.ID,
+		Members: []memberRecord{{ID: k.ID, Keep: true}}}
+	for _, m := range c.Members {
+		if m.Seq == k.Seq {
+			continue
+		}
+		p, err := x.Compare(k.ID, m.ID, opts)
+		if err != nil {
+			return clusterRecord{}, err
+		}
+		mr := memberRecord{ID: m.ID, Distance: &p.Distance}
+		if k.Text && m.Text { // a fingerprint has no text to compare
+			mr.Exact = &p.Exact
+			if sim {
+				mr.Similarity = similarity(p.Similarity)
+			}
+		}
+		rec.Members = append(rec.Members, mr)
+	}
+	return rec, nil
 }
 
 // reportKeep writes the IDs of the documents to keep (keeping set) or to

@@ -24,12 +24,21 @@ loopback interface only:
 	                                    of {"id", "text"}); with ?if_unique=true a document
 	                                    that has a near duplicate is refused (409)
 	POST   /v1/query                    the near duplicates of a text or a fingerprint
+	POST   /v1/compare                  the measures and shared passages of two texts
 	GET    /v1/documents/{id}           a stored document's fingerprint
 	GET    /v1/documents/{id}/similar   the near duplicates of a stored document
 	DELETE /v1/documents/{id}           remove a document
 	GET    /v1/stats                    describe the index
 	GET    /healthz                     liveness
 	GET    /metrics                     Prometheus metrics
+	GET    /                            a page for people: check a text, see its
+	                                    matches and the passages it shares with a
+	                                    text given, a stored document's neighbours,
+	                                    the index's figures
+
+The page only reads unless --page-writes is given: then it can also add the
+text checked and delete a stored document. (The API takes writes from any
+client either way: the page is one of them.)
 
 Queries take the parameters k, min_similarity and limit, as the -k,
 --min-similarity and --limit flags of simidx query. Concurrent adds and
@@ -63,6 +72,7 @@ Example:
 		sf.AddIndex(fs, true)
 		sf.AddText(fs)
 		fs.BoolVar(&noSync, "no-sync", false, "do not fsync the journal or the index (faster; a machine crash may lose acknowledged adds)")
+		fs.BoolVar(&f.srv.PageWrites, "page-writes", false, "let the page at / add the text checked and delete documents (the API takes writes either way)")
 		fs.StringVar(&f.srv.IDField, "id-field", "id", "JSON `field` of an added document's ID (other fields are ignored)")
 		fs.StringVar(&f.srv.TextField, "text-field", "text", "JSON `field` of an added document's text")
 		fs.Int64Var(&f.srv.MaxBody, "max-body", server.DefaultMaxBody, "largest request body in `bytes`")

@@ -97,21 +97,6 @@ func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, pass
 		}
 		c.Similarity = Ratio{same, len(siga)}
 	}
-	for _, p := range shingle.Passages(wordHashes(wa), wordHashes(wb), passages) {
-		pa, pb := wa[p.A:p.A+p.Words], wb[p.B:p.B+p.Words]
-		c.Passages = append(c.Passages, Passage{
-			AStart: pa[0].Start, AEnd: pa[len(pa)-1].End,
-			BStart: pb[0].Start, BEnd: pb[len(pb)-1].End,
-			Words: p.Words,
-		})
-	}
+	c.Passages = SharedPassages(wa, wb, passages)
 	return c, ctx.Err()
-}
-
-func wordHashes(ws []shingle.Word) []uint64 {
-	hs := make([]uint64, len(ws))
-	for i, w := range ws {
-		hs[i] = w.Hash
-	}
-	return hs
 }
