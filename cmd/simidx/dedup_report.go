@@ -58,6 +58,7 @@ func writeDedupReport(ctx context.Context, e *env, o *dedupOptions, x *index.Ind
 		Settings:   reportSettings(x, opts, o, texts != nil),
 		Text:       x.Settings().Text,
 		Similarity: sim,
+		Chains:     opts.Linkage != index.CenterLinkage,
 	})
 	clusters, members := 0, 0
 	err := keep.Clusters(ctx, x, opts, o.policy, sizes, func(c index.Cluster, k index.Member) error {

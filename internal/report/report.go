@@ -74,6 +74,10 @@ type Options struct {
 	// MinHash layer, a set method, or verified pairs): the histogram is
 	// of similarities, else of distances.
 	Similarity bool
+	// Chains says a cluster may join documents through chains of pairs
+	// (single linkage), so that a member need not be a pair of the kept
+	// one; without it every member dropped is (center linkage).
+	Chains bool
 	// MaxTexts is the most bytes of texts the report holds, as written
 	// in it; 0 means DefaultMaxTexts.
 	MaxTexts int64
@@ -572,6 +576,8 @@ type page struct {
 	Figures  []figure
 	Settings []Setting
 	Hist     histogram
+	// Linkage says how the members of a cluster relate to its kept one.
+	Linkage string
 }
 
 // figure is a figure of the summary.
@@ -633,7 +639,17 @@ func (r *Report) page(texts *Texts, sum Summary) page {
 		Figures:  figs,
 		Settings: r.opts.Settings,
 		Hist:     r.histogram(),
+		Linkage:  linkageNote(r.opts.Chains),
 	}
+}
+
+// linkageNote says how a member's similarity to the kept member relates to
+// the pairs of the histogram.
+func linkageNote(chains bool) string {
+	if chains {
+		return "A cluster joins documents through chains of pairs: a member's similarity to the kept one can be lower."
+	}
+	return "Every member dropped is a pair of the member kept."
 }
 
 // thousands formats n with thousands separators: 12,345.
