@@ -227,8 +227,8 @@ func blockKey(key string, i, j int) string {
 // square of its size.
 type groupFn struct {
 	Rule Rule
-	tk       *index.TableKeys
-	es       []Entry
+	tk   *index.TableKeys
+	es   []Entry
 }
 
 func (fn *groupFn) ProcessElement(ctx context.Context, key string, entries func(*Entry) bool, n int, emit func(uint64, Cand)) error {
