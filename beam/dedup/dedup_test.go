@@ -283,7 +283,7 @@ func generate(t *testing.T, path string, n int, seed uint64) {
 
 // TestSameAsDedupGenerated compares the pipeline with simidx dedup on a
 // generated corpus of planted near duplicates (SIMIDX_BEAM_N documents,
-// default 4,000), with the default group limit and with groups of more
+// default 4,000; SIMIDX_BEAM_CORPUS keeps it), with the default group limit and with groups of more
 // than 8 texts split into blocks (the hot keys' path), under both
 // linkages.
 func TestSameAsDedupGenerated(t *testing.T) {
@@ -294,7 +294,11 @@ func TestSameAsDedupGenerated(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "corpus.jsonl")
+	// SIMIDX_BEAM_CORPUS keeps the corpus there, for timing runs.
+	path := os.Getenv("SIMIDX_BEAM_CORPUS")
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "corpus.jsonl")
+	}
 	generate(t, path, n, 7)
 	in := []string{path}
 	for _, c := range []struct {
