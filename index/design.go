@@ -259,3 +259,58 @@ func (t *table) permute(fp uint64) uint64 { return apply(t.moves, fp) }
 
 // unpermute is the inverse of permute.
 func (t *table) unpermute(p uint64) uint64 { return apply(t.inv, p) }
+
+// TableKeys are the permuted tables of a design for one distance k, for
+// finding the pairs of fingerprints within k bits outside an index (a
+// distributed join groups fingerprints by their keys). Two fingerprints
+// within k bits have the same key in at least one table: a key of table i
+// is the leading p_i bits of the fingerprint permuted for that table, the
+// prefix the index's table i groups by before it compares entries. A
+// TableKeys is safe for concurrent use.
+type TableKeys struct {
+	tables []table
+	lead   []uint64 // lead[i] masks the leading blocks of table i, in fingerprint order
+}
+
+// NewTableKeys returns the tables of design d for distance k, or an error
+// wrapping ErrSettings if d is no valid design for k. Cost: C(m, k)
+// tables of m moves each, for a design of m blocks.
+func NewTableKeys(d Design, k int) (*TableKeys, error) {
+	if err := d.validate(k); err != nil {
+		return nil, err
+	}
+	ts := d.tables(k)
+	t := &TableKeys{tables: ts, lead: make([]uint64, len(ts))}
+	for i := range ts {
+		t.lead[i] = ts[i].unpermute(^uint64(0) << (64 - ts[i].prefix))
+	}
+	return t, nil
+}
+
+// Len returns the number of tables, C(m, k).
+func (t *TableKeys) Len() int { return len(t.tables) }
+
+// Append appends the key of fp in every table to dst, in table order: the
+// leading p bits of fp permuted for the table, as the low p bits of the
+// value. Cost: a permutation (m block moves) per table.
+func (t *TableKeys) Append(dst []uint64, fp uint64) []uint64 {
+	for i := range t.tables {
+		tb := &t.tables[i]
+		dst = append(dst, tb.permute(fp)>>(64-tb.prefix))
+	}
+	return dst
+}
+
+// First returns the first table in which a and b have the same key, or -1
+// if none: the table from which Pairs reports a pair within k bits, so that
+// a join over all tables reports each pair once by keeping it only in the
+// group of that table. Cost: one AND per table up to the first shared.
+func (t *TableKeys) First(a, b uint64) int {
+	diff := a ^ b
+	for i, m := range t.lead {
+		if diff&m == 0 {
+			return i
+		}
+	}
+	return -1
+}

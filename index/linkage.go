@@ -78,21 +78,8 @@ func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []
 		a, b := rank[pos(uint32(e>>32))], rank[pos(uint32(e))]
 		edges[i] = uint64(min(a, b))<<32 | uint64(max(a, b))
 	}
-	slices.Sort(edges)
 	const none = -1
-	center := make([]int32, len(ms)) // by rank: the center, itself, or none
-	for i := range center {
-		center[i] = none
-	}
-	for _, e := range edges {
-		a, b := int32(e>>32), int32(uint32(e))
-		if center[a] == none {
-			center[a] = a // its turn: no center took it
-		}
-		if center[a] == a && center[b] == none {
-			center[b] = a
-		}
-	}
+	center := Centers(len(ms), edges) // by rank: the center, itself, or none
 	var clusters []Cluster
 	at := make(map[int32]int) // cluster by the rank of its center
 	for r := range center {
@@ -109,6 +96,33 @@ func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []
 		clusters[k].Members = append(clusters[k].Members, ms[byRank[r]])
 	}
 	return clusters
+}
+
+// Centers returns the center of each of n documents under center linkage
+// (CenterLinkage), the documents numbered 0 to n-1 in the order in which
+// they are taken: center[i] is i for a center, the center that took i, or
+// -1 for a document in no cluster. edges are the pairs, each as a<<32|b
+// with a < b; Centers sorts them. It is the greedy step of Clusters with
+// CenterLinkage, for computing clusters outside an index (one connected
+// component at a time gives the same centers: components do not interact).
+// Cost: a sort of the edges and a pass over them; 4 bytes per document.
+func Centers(n int, edges []uint64) []int32 {
+	slices.Sort(edges)
+	const none = -1
+	center := make([]int32, n)
+	for i := range center {
+		center[i] = none
+	}
+	for _, e := range edges {
+		a, b := int32(e>>32), int32(uint32(e))
+		if center[a] == none {
+			center[a] = a // its turn: no center took it
+		}
+		if center[a] == a && center[b] == none {
+			center[b] = a
+		}
+	}
+	return center
 }
 
 // pairGraph returns the pairs of q, each as its document numbers a<<32|b,

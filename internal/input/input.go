@@ -199,7 +199,7 @@ type Reader struct {
 	bufs   buffers
 	// scratch is the buffer documents of unknown size are read into.
 	scratch []byte
-	seen    map[string]int // with Unique: the IDs read so far, and how often
+	seen    Unique // with Unique: the IDs read so far
 
 	docs       atomic.Int64 // documents read
 	bytes      atomic.Int64 // input bytes read (decompressed)
@@ -757,34 +757,62 @@ func ReadLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, 
 }
 
 // keepApart gives d, read at where, an ID of its own when r.Unique is set
-// and its ID was read before in this run: the ID, "#" and the number of the
-// occurrence (ID#2 for the second), or a larger number if that is taken.
-// It reports the change.
+// and its ID was read before in this run (see Unique), and reports the
+// change.
 func (r *Reader) keepApart(d *index.Doc, where string) {
 	if !r.Unique {
 		return
 	}
-	if r.seen == nil {
-		r.seen = make(map[string]int)
-	}
-	n := r.seen[d.ID]
-	r.seen[d.ID] = n + 1
-	if n == 0 {
+	id, renamed := r.seen.ID(d.ID)
+	if !renamed {
 		return
 	}
-	id := d.ID
+	r.renamed.Add(1)
+	r.warn.Warnf("%s: ID %s is taken (read before, or given to an earlier repeat); this document is %s", where, strconv.Quote(d.ID), strconv.Quote(id))
+	d.ID = id
+}
+
+// Unique keeps the documents of a run apart by ID, as dedup reads them: a
+// document whose ID was read before gets the ID, "#" and the number of the
+// occurrence (ID#2 for the second), or a larger number if that is taken.
+// The zero value is ready to use. An ID's renaming depends only on the IDs
+// given before that share its UniqueKey. Cost: a map entry per ID given.
+type Unique struct {
+	seen map[string]int // the IDs given so far, and how often
+}
+
+// ID returns the ID of a document read with id after every ID given
+// before, and whether it differs from id.
+func (u *Unique) ID(id string) (string, bool) {
+	if u.seen == nil {
+		u.seen = make(map[string]int)
+	}
+	n := u.seen[id]
+	u.seen[id] = n + 1
+	if n == 0 {
+		return id, false
+	}
 	for k := n + 1; ; k++ {
 		suffix := "#" + strconv.Itoa(k)
 		// An ID too long for the suffix loses its tail.
-		if c := truncateID(id, index.MaxIDLen-len(suffix)) + suffix; r.seen[c] == 0 {
-			d.ID = c
-			r.seen[id] = k
-			r.seen[c] = 1
-			break
+		if c := truncateID(id, index.MaxIDLen-len(suffix)) + suffix; u.seen[c] == 0 {
+			u.seen[id] = k
+			u.seen[c] = 1
+			return c, true
 		}
 	}
-	r.renamed.Add(1)
-	r.warn.Warnf("%s: ID %s is taken (read before, or given to an earlier repeat); this document is %s", where, strconv.Quote(id), strconv.Quote(d.ID))
+}
+
+// UniqueKey returns the part of id that decides how Unique renames it and
+// every ID it may be renamed to: the ID up to its first "#", at most 480
+// bytes of it. Two IDs with different keys never affect each other's
+// renaming, so documents grouped by key can be renamed group by group, each
+// group in reading order.
+func UniqueKey(id string) string {
+	if i := strings.IndexByte(id, '#'); i >= 0 {
+		id = id[:i]
+	}
+	return truncateID(id, 480)
 }
 
 // truncateID returns the longest prefix of id of at most n bytes that ends
@@ -831,44 +859,55 @@ func (r *Reader) parseLine(in source, name, format string, n int, line []byte) (
 		return index.Doc{ID: id, Fingerprint: fp, Precomputed: true}, true
 
 	default: // JSONL
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(line, &obj); err != nil {
-			return bad("%s", jsonLineProblem(err))
-		}
-		rawID, ok := obj[r.flags.idField]
-		if !ok {
-			return bad("no %q field (set the ID field with --id-field)", r.flags.idField)
-		}
-		var id string
-		switch jsondoc.Kind(rawID) {
-		case "string":
-			// Strictly: a lone surrogate or a byte that is not UTF-8
-			// would become U+FFFD, and different IDs the same.
-			var err error
-			if id, err = jsondoc.String(rawID); err != nil {
-				return bad("field %q %v", r.flags.idField, err)
-			}
-		case "number":
-			id = string(rawID) // as written
-		default:
-			return bad("field %q is neither a string nor a number", r.flags.idField)
-		}
-		rawText, ok := obj[r.flags.textField]
-		if !ok {
-			return bad("no %q field (set the text field with --text-field)", r.flags.textField)
-		}
-		var text string
-		if err := json.Unmarshal(rawText, &text); err != nil {
-			return bad("field %q is not a string", r.flags.textField)
-		}
-		if id == "" {
-			return bad("empty ID")
+		id, text, problem := ParseJSONLine(line, r.flags.idField, r.flags.textField)
+		if problem != "" {
+			return bad("%s", problem)
 		}
 		if len(text) > index.MaxDocSize {
 			return tooLarge()
 		}
-		return index.Doc{ID: id, Text: []byte(text)}, true
+		return index.Doc{ID: id, Text: text}, true
 	}
+}
+
+// ParseJSONLine returns the ID and the text of a line of JSON lines, the
+// fields idField (a string, or a number as written) and textField (a
+// string), or why the line is no document (invalid JSON, a missing field,
+// an empty ID). Cost: a decoding of the line.
+func ParseJSONLine(line []byte, idField, textField string) (id string, text []byte, problem string) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(line, &obj); err != nil {
+		return "", nil, jsonLineProblem(err)
+	}
+	rawID, ok := obj[idField]
+	if !ok {
+		return "", nil, fmt.Sprintf("no %q field (set the ID field with --id-field)", idField)
+	}
+	switch jsondoc.Kind(rawID) {
+	case "string":
+		// Strictly: a lone surrogate or a byte that is not UTF-8
+		// would become U+FFFD, and different IDs the same.
+		var err error
+		if id, err = jsondoc.String(rawID); err != nil {
+			return "", nil, fmt.Sprintf("field %q %v", idField, err)
+		}
+	case "number":
+		id = string(rawID) // as written
+	default:
+		return "", nil, fmt.Sprintf("field %q is neither a string nor a number", idField)
+	}
+	rawText, ok := obj[textField]
+	if !ok {
+		return "", nil, fmt.Sprintf("no %q field (set the text field with --text-field)", textField)
+	}
+	var t string
+	if err := json.Unmarshal(rawText, &t); err != nil {
+		return "", nil, fmt.Sprintf("field %q is not a string", textField)
+	}
+	if id == "" {
+		return "", nil, "empty ID"
+	}
+	return id, []byte(t), ""
 }
 
 // jsonLineProblem says why a line of JSON lines could not be decoded
