@@ -75,15 +75,17 @@ func runPlanted(spec corpusSpec, path string, n int, rates []float64) (*plantedR
 	slices.Sort(eligible)
 
 	type prep struct {
-		set, sig, bands []uint64
-		fp              uint64
+		set, sig, bands, short []uint64
+		fp                     uint64
 	}
 	analyse := func(text string) prep {
+		short := slices.Clone(f.Short([]byte(text)))
 		fp, sig, bands := f.Analyze([]byte(text))
-		return prep{shingle.Set(sh.AppendHashes(nil, []byte(text))), slices.Clone(sig), slices.Clone(bands), fp}
+		return prep{shingle.Set(sh.AppendHashes(nil, []byte(text))), slices.Clone(sig), slices.Clone(bands), short, fp}
 	}
 	compare := func(a, b prep, e eval.Edit, rate float64) plantedPair {
-		return plantedPair{e, rate, shingle.Jaccard(a.set, b.set), bits.OnesCount64(a.fp ^ b.fp), shingle.SharedBands(a.bands, b.bands) > 0, shingle.Estimate(a.sig, b.sig)}
+		sim, _ := index.TextSimilarity(a.sig, a.short, b.sig, b.short) // the layer's rule
+		return plantedPair{e, rate, shingle.Jaccard(a.set, b.set), bits.OnesCount64(a.fp ^ b.fp), shingle.SharedBands(a.bands, b.bands) > 0, sim}
 	}
 	res := &plantedResult{Spec: spec, Docs: len(eligible), Rates: rates}
 	base := make([]prep, len(eligible))

@@ -124,8 +124,10 @@ func runScripts(dir string) (*scriptsResult, error) {
 			sa := append([]uint64(nil), f.Shingles([]byte(hans[i]))...)
 			sb := f.Shingles([]byte(hant[i]))
 			js = append(js, shingle.Jaccard(sa, sb))
+			shortA := append([]uint64(nil), f.Short([]byte(hans[i]))...)
 			fa, sigA, bandsA := f.Analyze([]byte(hans[i]))
 			sigA, bandsA = append([]uint64(nil), sigA...), append([]uint64(nil), bandsA...)
+			shortB := append([]uint64(nil), f.Short([]byte(hant[i]))...)
 			fb, sigB, bandsB := f.Analyze([]byte(hant[i]))
 			d := bits.OnesCount64(fa ^ fb)
 			ds = append(ds, float64(d))
@@ -135,7 +137,7 @@ func runScripts(dir string) (*scriptsResult, error) {
 				}
 			}
 			shared := shingle.SharedBands(bandsA, bandsB) > 0
-			if est := shingle.Estimate(sigA, sigB); shared && est >= 0.5 {
+			if est, _ := index.TextSimilarity(sigA, shortA, sigB, shortB); shared && est >= 0.5 {
 				row.MinHash50++
 				if est >= 0.6 {
 					row.MinHash60++

@@ -240,17 +240,27 @@ func minhashEval(texts [][]byte, fps []uint64, dist map[eval.Pair]int, s *index.
 		return nil, candInfo{}, err
 	}
 	sigs := make([][]uint64, len(texts))
+	shorts := make([][]uint64, len(texts))
 	type bandKey struct {
 		band int
 		hash uint64
 	}
 	buckets := map[bandKey][]int32{}
 	for i, t := range texts {
+		shorts[i] = slices.Clone(f.Short(t))
 		_, sig, bands := f.Analyze(t)
 		sigs[i] = slices.Clone(sig)
 		for b, h := range bands {
-			buckets[bandKey{b, h}] = append(buckets[bandKey{b, h}], int32(i))
+			if h != 0 { // 0: a band of the short-text layer the text does not have
+				buckets[bandKey{b, h}] = append(buckets[bandKey{b, h}], int32(i))
+			}
 		}
+	}
+	// similarity is the layer's rule (index.TextSimilarity): two short
+	// texts by their short sets, others by the estimate.
+	similarity := func(p eval.Pair) float64 {
+		sim, _ := index.TextSimilarity(sigs[p.A], shorts[p.A], sigs[p.B], shorts[p.B])
+		return sim
 	}
 	est := map[eval.Pair]float64{}
 	for _, ds := range buckets {
@@ -258,7 +268,7 @@ func minhashEval(texts [][]byte, fps []uint64, dist map[eval.Pair]int, s *index.
 			for y := x + 1; y < len(ds); y++ {
 				p := eval.MakePair(int(ds[x]), int(ds[y]))
 				if _, ok := est[p]; !ok {
-					est[p] = shingle.Estimate(sigs[p.A], sigs[p.B])
+					est[p] = similarity(p)
 				}
 			}
 		}
@@ -283,7 +293,7 @@ func minhashEval(texts [][]byte, fps []uint64, dist map[eval.Pair]int, s *index.
 				}
 			}
 			for p, d := range dist {
-				if d <= k && shingle.Estimate(sigs[p.A], sigs[p.B]) >= index.DefaultMinSimilarity-1e-12 {
+				if d <= k && similarity(p) >= index.DefaultMinSimilarity-1e-12 {
 					rep[p] = true
 				}
 			}
@@ -292,7 +302,7 @@ func minhashEval(texts [][]byte, fps []uint64, dist map[eval.Pair]int, s *index.
 		all := maps.Clone(est)
 		for p, d := range dist {
 			if _, ok := all[p]; !ok && d <= indexK {
-				all[p] = shingle.Estimate(sigs[p.A], sigs[p.B])
+				all[p] = similarity(p)
 			}
 		}
 		for _, t := range mhThreshold {
