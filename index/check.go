@@ -82,6 +82,32 @@ type checker struct {
 	edc *bolt.Cursor // on docs, for elv
 
 	setMembers int // (document, hash) pairs of the records' sets
+
+	// levelDocs holds the documents the in-memory levels have under each
+	// key looked up (inLevels), so that a key many documents share (the
+	// exact key of copies, the band of a template) is read once, not once
+	// per document.
+	levelDocs map[recentKey]map[uint32]bool
+}
+
+// inLevels reports whether the in-memory levels lv (read through dc, a
+// cursor on docs) hold document n under band b's hash h (b exactBand: the
+// exact key). Cost: the first lookup of a key reads its documents'
+// records; later ones are a map lookup.
+func (ck *checker) inLevels(lv levels, dc *bolt.Cursor, b int, h uint64, n uint32) bool {
+	k := recentKey{h: h, b: uint8(b)}
+	docs, ok := ck.levelDocs[k]
+	if !ok {
+		docs = map[uint32]bool{}
+		for _, d := range ck.x.recentDocs(nil, lv, dc, b, h) {
+			docs[d] = true
+		}
+		if ck.levelDocs == nil {
+			ck.levelDocs = map[recentKey]map[uint32]bool{}
+		}
+		ck.levelDocs[k] = docs
+	}
+	return docs[n]
 }
 
 func (x *Index) check(tx *bolt.Tx) error {

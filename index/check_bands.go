@@ -63,7 +63,7 @@ func (ck *checker) bands() {
 				inBucket++
 				continue
 			}
-			if got := x.recentDocs(nil, lv, dc, i, h); !containsDoc(got, n) {
+			if !ck.inLevels(lv, dc, i, h, n) {
 				pr.add("document %d: band %d not in the in-memory levels", n, i)
 				break
 			}

@@ -3,7 +3,7 @@ package index
 // docExact checks that the exact key of text document n is in the exact
 // bucket or, from the exact watermark on, in the in-memory levels.
 func (ck *checker) docExact(n uint32, r *record) error {
-	x, pr := ck.x, &ck.pr
+	pr := &ck.pr
 	switch {
 	case ck.exb.Get(exactKey(r.exact, n)) != nil:
 		ck.ownExact++
@@ -11,7 +11,7 @@ func (ck *checker) docExact(n uint32, r *record) error {
 		if !pr.add("document %d (%q): missing from exact", n, r.id) {
 			return errStop
 		}
-	case !containsDoc(x.recentDocs(nil, ck.elv, ck.edc, exactBand, r.exact), n):
+	case !ck.inLevels(ck.elv, ck.edc, exactBand, r.exact, n):
 		if !pr.add("document %d (%q): exact key neither in the bucket nor in the in-memory levels", n, r.id) {
 			return errStop
 		}
