@@ -4,7 +4,7 @@
 # parallel build and disk-heavy jobs would. It stops the load when the
 # command ends, prints the command's time, and exits with its status.
 #
-#   scripts/busy.sh                      # the README's test command: go test -race ./...
+#   scripts/busy.sh                      # the README's test command: go test -race -timeout 20m ./...
 #   scripts/busy.sh go test ./cmd/simidx -run TestIndexInterrupt
 #
 # Settings, from the environment:
@@ -17,7 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ $# -eq 0 ]; then
-  set -- go test -race ./...
+  set -- go test -race -timeout 20m ./...
 fi
 cpus=${BUSY_CPU:-$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)}
 writers=${BUSY_IO:-4}
