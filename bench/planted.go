@@ -79,9 +79,8 @@ func runPlanted(spec corpusSpec, path string, n int, rates []float64) (*plantedR
 		fp                     uint64
 	}
 	analyse := func(text string) prep {
-		short := slices.Clone(f.Short([]byte(text)))
-		fp, sig, bands := f.Analyze([]byte(text))
-		return prep{shingle.Set(sh.AppendHashes(nil, []byte(text))), slices.Clone(sig), slices.Clone(bands), short, fp}
+		fp, _, sig, short, bands := f.AnalyzeText([]byte(text))
+		return prep{shingle.Set(sh.AppendHashes(nil, []byte(text))), slices.Clone(sig), slices.Clone(bands), slices.Clone(short), fp}
 	}
 	compare := func(a, b prep, e eval.Edit, rate float64) plantedPair {
 		sim, _ := index.TextSimilarity(a.sig, a.short, b.sig, b.short) // the layer's rule

@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/simidx/simidx/index"
@@ -124,11 +125,9 @@ func runScripts(dir string) (*scriptsResult, error) {
 			sa := append([]uint64(nil), f.Shingles([]byte(hans[i]))...)
 			sb := f.Shingles([]byte(hant[i]))
 			js = append(js, shingle.Jaccard(sa, sb))
-			shortA := append([]uint64(nil), f.Short([]byte(hans[i]))...)
-			fa, sigA, bandsA := f.Analyze([]byte(hans[i]))
-			sigA, bandsA = append([]uint64(nil), sigA...), append([]uint64(nil), bandsA...)
-			shortB := append([]uint64(nil), f.Short([]byte(hant[i]))...)
-			fb, sigB, bandsB := f.Analyze([]byte(hant[i]))
+			fa, _, sigA, shortA, bandsA := f.AnalyzeText([]byte(hans[i]))
+			sigA, shortA, bandsA = slices.Clone(sigA), slices.Clone(shortA), slices.Clone(bandsA)
+			fb, _, sigB, shortB, bandsB := f.AnalyzeText([]byte(hant[i]))
 			d := bits.OnesCount64(fa ^ fb)
 			ds = append(ds, float64(d))
 			for k := range row.WithinK {

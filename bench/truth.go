@@ -247,9 +247,8 @@ func minhashEval(texts [][]byte, fps []uint64, dist map[eval.Pair]int, s *index.
 	}
 	buckets := map[bandKey][]int32{}
 	for i, t := range texts {
-		shorts[i] = slices.Clone(f.Short(t))
-		_, sig, bands := f.Analyze(t)
-		sigs[i] = slices.Clone(sig)
+		_, _, sig, short, bands := f.AnalyzeText(t)
+		sigs[i], shorts[i] = slices.Clone(sig), slices.Clone(short)
 		for b, h := range bands {
 			if h != 0 { // 0: a band of the short-text layer the text does not have
 				buckets[bandKey{b, h}] = append(buckets[bandKey{b, h}], int32(i))

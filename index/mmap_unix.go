@@ -7,9 +7,9 @@ package index
 // touched) and not disk (the file grows with its data). A write
 // transaction that grows the file past the mapping remaps it, and a remap
 // copies every key and value the transaction has written so far out of the
-// old mapping (bbolt's node.dereference): a bulk load, one transaction,
-// spent a third of its time there with bbolt's default mapping, which
-// starts at 32 KiB and doubles. 1 GiB on 64-bit platforms.
+// old mapping (bbolt's node.dereference), which in a bulk load, one large
+// transaction, grows with every remap of bbolt's default mapping (it starts
+// at 32 KiB and doubles). 1 GiB on 64-bit platforms.
 const initialMmapSize = int(1 << 30 * (^uintptr(0) >> 63))
 
 // allocSize returns the bytes by which bbolt grows a file whose data (the

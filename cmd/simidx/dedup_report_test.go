@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"unicode/utf16"
+
+	"github.com/simidx/simidx/internal/report"
 )
 
 // reportData is the data of a report as its script reads it.
@@ -239,45 +240,16 @@ func TestDedupReportIndex(t *testing.T) {
 	}
 }
 
-// joinTexts decodes the texts of a report as its page does: a string, or
-// {"k": the kept text, "s": segments}, each segment a string or a [start,
-// end] range of the kept text in UTF-16 code units.
+// joinTexts decodes the texts of a report (report.DecodeTexts), failing t on a
+// malformed one; nil for none.
 func joinTexts(t *testing.T, raw []json.RawMessage) []string {
 	t.Helper()
 	if len(raw) == 0 {
 		return nil
 	}
-	texts := make([]string, len(raw))
-	var join func(i int) string
-	join = func(i int) string {
-		var s string
-		if json.Unmarshal(raw[i], &s) == nil {
-			return s
-		}
-		var e struct {
-			K int               `json:"k"`
-			S []json.RawMessage `json:"s"`
-		}
-		if err := json.Unmarshal(raw[i], &e); err != nil || e.K >= i {
-			t.Fatalf("text %d: %s: %v", i, raw[i], err)
-		}
-		base := utf16.Encode([]rune(join(e.K)))
-		var b strings.Builder
-		for _, seg := range e.S {
-			var lit string
-			var r [2]int
-			if json.Unmarshal(seg, &lit) == nil {
-				b.WriteString(lit)
-			} else if err := json.Unmarshal(seg, &r); err == nil && r[0] <= r[1] && r[1] <= len(base) {
-				b.WriteString(string(utf16.Decode(base[r[0]:r[1]])))
-			} else {
-				t.Fatalf("text %d: segment %s", i, seg)
-			}
-		}
-		return b.String()
-	}
-	for i := range raw {
-		texts[i] = join(i)
+	texts, err := report.DecodeTexts(raw)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return texts
 }

@@ -88,9 +88,8 @@ func MeasureRecall(ctx context.Context, f *index.Fingerprinter, docs []index.Doc
 	}
 	prep := func(text []byte) prepared {
 		set := slices.Clone(f.Shingles(text))
-		short := slices.Clone(f.Short(text))
-		fp, sig, bands := f.Analyze(text)
-		return prepared{set, fp, slices.Clone(sig), slices.Clone(bands), short}
+		fp, _, sig, short, bands := f.AnalyzeText(text)
+		return prepared{set, fp, slices.Clone(sig), slices.Clone(bands), slices.Clone(short)}
 	}
 	st := f.Settings()
 	k := max(st.MaxDistance, 0) // ZeroDistance is 0
