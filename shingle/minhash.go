@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"sync"
 )
 
 // Scheme selects how a [MinHasher] derives its K values.
@@ -48,6 +49,32 @@ type MinHasher struct {
 	scheme Scheme
 	seeds  []uint64 // Mixes: one per value
 	filled []bool   // OnePermutation: scratch
+	probes []uint16 // OnePermutation: probeTable(k)
+}
+
+// probeDepth is the length of the start of each bin's probe sequence that
+// probeTable holds.
+const probeDepth = 64
+
+// probeTables holds probeTable(k) by k.
+var probeTables sync.Map
+
+// probeTable returns the first probeDepth bins of the probe sequence of
+// each bin i of a signature of k values (bin i's at [i*probeDepth:]): the
+// bins probe tries in turn, computed once per k and shared.
+func probeTable(k int) []uint16 {
+	if t, ok := probeTables.Load(k); ok {
+		return t.([]uint16)
+	}
+	t := make([]uint16, k*probeDepth)
+	for i := range k {
+		for a := range probeDepth {
+			j, _ := bits.Mul64(Mix64(uint64(i)<<32^uint64(a+1)^densSeed), uint64(k))
+			t[i*probeDepth+a] = uint16(j)
+		}
+	}
+	actual, _ := probeTables.LoadOrStore(k, t)
+	return actual.([]uint16)
 }
 
 // NewMinHasher returns a MinHasher of k values (0 means DefaultK) using
@@ -63,6 +90,7 @@ func NewMinHasher(k int, scheme Scheme) (*MinHasher, error) {
 	switch scheme {
 	case OnePermutation:
 		m.filled = make([]bool, k)
+		m.probes = probeTable(k)
 	case Mixes:
 		m.seeds = make([]uint64, k)
 		for i := range m.seeds {
@@ -123,9 +151,17 @@ func (m *MinHasher) Append(dst, shingles []uint64) []uint64 {
 // probe returns the bin whose value the empty bin i copies: the first
 // filled bin of a probe sequence fixed by i alone, so that two signatures
 // densify consistently.
+//
+// The first probeDepth bins of the sequence come from a table; they find a
+// filled bin unless nearly all bins are empty.
 func (m *MinHasher) probe(i int, filled []bool) int {
+	for _, j := range m.probes[i*probeDepth : (i+1)*probeDepth] {
+		if filled[j] {
+			return int(j)
+		}
+	}
 	k := uint64(m.k)
-	for a := uint64(1); a <= 64*k; a++ {
+	for a := uint64(probeDepth + 1); a <= 64*k; a++ {
 		j, _ := bits.Mul64(Mix64(uint64(i)<<32^a^densSeed), k)
 		if filled[j] {
 			return int(j)

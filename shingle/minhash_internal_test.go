@@ -1,0 +1,50 @@
+package shingle
+
+import (
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// probeReference is probe without its table: the probe sequence computed
+// in full, as the persisted signatures were made.
+func probeReference(k, i int, filled []bool) int {
+	for a := uint64(1); a <= 64*uint64(k); a++ {
+		j, _ := bits.Mul64(Mix64(uint64(i)<<32^a^densSeed), uint64(k))
+		if filled[j] {
+			return int(j)
+		}
+	}
+	for j := 1; ; j++ {
+		if b := (i + j) % k; filled[b] {
+			return b
+		}
+	}
+}
+
+// TestProbeTable checks that probe with its table picks the bin the full
+// probe sequence picks, for sizes of signature and fillings from one bin
+// (past the table's depth) to most bins.
+func TestProbeTable(t *testing.T) {
+	rng := rand.New(rand.NewPCG(84, 6))
+	for _, k := range []int{1, 2, 7, 60, 84, 200, MaxK} {
+		m, err := NewMinHasher(k, OnePermutation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 50 {
+			filled := make([]bool, k)
+			for range 1 + rng.IntN(max(1, k/2)) {
+				filled[rng.IntN(k)] = true
+			}
+			for i := range k {
+				if filled[i] {
+					continue
+				}
+				if got, want := m.probe(i, filled), probeReference(k, i, filled); got != want {
+					t.Fatalf("k %d, bin %d: probe %d, the full sequence %d", k, i, got, want)
+				}
+			}
+		}
+	}
+}
