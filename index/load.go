@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
 )
 
@@ -38,6 +40,22 @@ type LoadOptions struct {
 	// canonicalization), as it is analysed. Such a document is stored but
 	// matches nothing (see Doc).
 	Empty func(id string)
+
+	// Memory bounds the postings (MinHash bands, and sets) that a load
+	// into an empty index holds in memory, 16 bytes per posting entry
+	// (the default settings make 14 to 34 entries per text): beyond it
+	// they are sorted into runs in temporary files and merged when the
+	// load ends, as an external sort does. Zero means DefaultLoadMemory.
+	// The other memory of a bulk load is about 60 bytes per document plus
+	// its ID (IDs, fingerprints and exact hashes, sorted at the end), and
+	// a transaction of up to 50,000 documents' records.
+	Memory int64
+
+	// TempDir is the directory of the sorted runs; empty means the
+	// directory of the index file. The runs are removed as they are
+	// made where the system allows it (they live on while open), and
+	// otherwise when Load returns.
+	TempDir string
 
 	// Progress, if set, is called on the goroutine that called Load as
 	// documents are analysed and committed, at most every few thousand
@@ -138,15 +156,35 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		defer func() { _ = x.rebuildTableMirror() }()
 	}
 	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
+	if l.bulk {
+		if o.Memory <= 0 {
+			o.Memory = DefaultLoadMemory
+		}
+		if o.TempDir == "" {
+			o.TempDir = filepath.Dir(x.path)
+		}
+		if x.settings.MinHash {
+			l.bands = newPostingSorter(x.settings.bandSlots(), o.Memory, o.TempDir)
+		}
+		if x.lay.sets {
+			l.sets = newPostingSorter(1, o.Memory, o.TempDir)
+		}
+	}
 	err := l.run(ctx, src)
 	if ferr := l.flush(); ferr != nil && err == nil {
 		err = ferr
+	}
+	if cerr := l.closeSorters(); cerr != nil && err == nil {
+		err = cerr
 	}
 	if o.Progress != nil {
 		o.Progress(l.st)
 	}
 	return l.st, err
 }
+
+// DefaultLoadMemory is the default of LoadOptions.Memory.
+const DefaultLoadMemory = 256 << 20
 
 // Bulk-load limits.
 const (
@@ -175,6 +213,20 @@ type loader struct {
 	fps     []uint64 // by document number - base
 	exact   []uint64
 	text    []bool
+	bands   *postingSorter // band postings, with MinHash
+	sets    *postingSorter // set postings, with sets
+}
+
+// closeSorters removes the sorters' files.
+func (l *loader) closeSorters() error {
+	var err error
+	for _, s := range []*postingSorter{l.bands, l.sets} {
+		if s != nil {
+			err = errors.Join(err, s.close())
+		}
+	}
+	l.bands, l.sets = nil, nil
+	return err
 }
 
 type idNum struct {
@@ -184,17 +236,27 @@ type idNum struct {
 
 // chunk is a unit of analysis work.
 type chunk struct {
-	docs []Doc
-	recs []record
-	errs []error
-	done chan struct{}
+	docs  []Doc
+	bytes int64 // text bytes of docs
+	recs  []record
+	errs  []error
+	done  chan struct{}
 }
 
 // run reads src, analyses documents on the workers and hands them, in
 // order, to add. It returns the first error that stops the load.
+//
+// Three stages overlap: a feeding goroutine reads src and cuts it into
+// chunks; the workers analyse chunks; the calling goroutine takes the
+// analysed chunks in input order and writes them (add, the commits, the
+// callbacks). At most 2×Workers+2 chunks are in flight, so memory is
+// bounded by chunkSize documents per chunk whatever the corpus.
 func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
-	work := make(chan *chunk, 2*l.opts.Workers)
-	for range l.opts.Workers {
+	workers := l.opts.Workers
+	work := make(chan *chunk, 2*workers)
+	ready := make(chan *chunk, 2*workers)
+	quit := make(chan struct{}) // closed when the writing stage stops
+	for range workers {
 		go func() {
 			a := l.x.getAnalyzer()
 			for c := range work {
@@ -207,24 +269,76 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 			l.x.pool.Put(a)
 		}()
 	}
-	defer close(work)
-	var inflight []*chunk
-	var stop error
-	consume := func() {
-		c := inflight[0]
-		inflight = inflight[1:]
-		<-c.done
-		for i := range c.recs {
-			if stop != nil {
+	// readErr ends the input (cancellation, a failing source): what was
+	// read before is still analysed and committed. It is the feeder's
+	// until ready is closed.
+	var readErr error
+	go func() {
+		defer close(ready)
+		defer close(work)
+		cur := &chunk{}
+		submit := func() bool {
+			cur.recs = make([]record, len(cur.docs))
+			cur.errs = make([]error, len(cur.docs))
+			cur.done = make(chan struct{})
+			c := cur
+			cur = &chunk{}
+			// ready first: the writing stage waits for c.done, which
+			// the workers close once c is in work.
+			select {
+			case ready <- c:
+			case <-quit:
+				return false
+			}
+			work <- c // the workers drain work until it is closed
+			return true
+		}
+		read := 0
+		for d, err := range src {
+			if err != nil {
+				readErr = fmt.Errorf("index: load: reading documents: %w", err)
+				break
+			}
+			if read++; read%chunkSize == 0 {
+				if err := ctx.Err(); err != nil {
+					readErr = fmt.Errorf("index: load: %w", err)
+					break
+				}
+			}
+			select {
+			case <-quit:
+				return
+			default:
+			}
+			if !d.Precomputed {
+				cur.bytes += int64(len(d.Text))
+			}
+			cur.docs = append(cur.docs, d)
+			if len(cur.docs) == chunkSize && !submit() {
 				return
 			}
+		}
+		if len(cur.docs) > 0 {
+			submit()
+		}
+	}()
+
+	// stop ends the load at once (an invalid document, a failed commit).
+	var stop error
+	for c := range ready {
+		<-c.done
+		if stop != nil {
+			continue // drain: the feeder may be blocked on ready
+		}
+		l.st.Bytes += c.bytes
+		for i := range c.recs {
 			if err := c.errs[i]; err != nil {
 				if l.opts.SkipInvalid && (errors.Is(err, ErrInvalidID) || errors.Is(err, ErrTooLarge)) {
 					l.st.Skipped++
 					continue
 				}
 				stop = err
-				return
+				break
 			}
 			l.st.Docs++
 			if r := &c.recs[i]; l.x.emptyProbe(r.text, r.exact) {
@@ -235,60 +349,17 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 			}
 			if err := l.add(c.recs[i]); err != nil {
 				stop = err
-				return
+				break
 			}
 			if l.st.Docs%progressStep == 0 && l.opts.Progress != nil {
 				l.opts.Progress(l.st)
 			}
 		}
-	}
-	cur := &chunk{}
-	submit := func() {
-		cur.recs = make([]record, len(cur.docs))
-		cur.errs = make([]error, len(cur.docs))
-		cur.done = make(chan struct{})
-		inflight = append(inflight, cur)
-		work <- cur
-		cur = &chunk{}
-		for len(inflight) > 2*l.opts.Workers && stop == nil {
-			consume()
+		if stop != nil {
+			close(quit)
 		}
 	}
-	// readErr ends the input (cancellation, a failing source): what was
-	// read before is still analysed and committed. stop ends the load at
-	// once (an invalid document, a failed commit).
-	var readErr error
-	read := 0
-	for d, err := range src {
-		if err != nil {
-			readErr = fmt.Errorf("index: load: reading documents: %w", err)
-			break
-		}
-		if read++; read%chunkSize == 0 {
-			if err := ctx.Err(); err != nil {
-				readErr = fmt.Errorf("index: load: %w", err)
-				break
-			}
-		}
-		if !d.Precomputed {
-			l.st.Bytes += int64(len(d.Text))
-		}
-		cur.docs = append(cur.docs, d)
-		if len(cur.docs) == chunkSize {
-			if submit(); stop != nil {
-				break
-			}
-		}
-	}
-	if stop == nil && len(cur.docs) > 0 {
-		submit()
-	}
-	for len(inflight) > 0 && stop == nil {
-		consume()
-	}
-	for _, c := range inflight { // stopped: wait for the workers
-		<-c.done
-	}
+	// ready is closed: the feeder is done.
 	if stop == nil {
 		stop = readErr
 	}
@@ -372,9 +443,10 @@ func (l *loader) commitBatch() error {
 	return nil
 }
 
-// phase1 writes the pending documents' records (and band and set postings,
-// and shingle sets) of a bulk load, uncommitted: the loading flag makes
-// readers ignore them until phase2 commits.
+// phase1 writes the pending documents' records (and shingle sets) of a
+// bulk load, uncommitted: the loading flag makes readers ignore them until
+// phase2 commits. Their band and set postings go to the sorters, for
+// phase2.
 func (l *loader) phase1() error {
 	if len(l.pending) == 0 {
 		return nil
@@ -390,7 +462,6 @@ func (l *loader) phase1() error {
 		}
 		docs := tx.Bucket(bucketDocs)
 		docs.FillPercent = 1.0
-		chs := make([]change, 0, len(l.pending))
 		for i := range l.pending {
 			r := &l.pending[i]
 			n := l.base + uint32(len(l.fps))
@@ -401,24 +472,14 @@ func (l *loader) phase1() error {
 				if err := x.putShingles(tx, n, r); err != nil {
 					return err
 				}
+				if err := l.addPostings(n, r); err != nil {
+					return err
+				}
 			}
 			l.ids = append(l.ids, idNum{r.id, n})
 			l.fps = append(l.fps, r.fp)
 			l.exact = append(l.exact, r.exact)
 			l.text = append(l.text, r.text)
-			if (x.settings.MinHash || x.lay.sets) && r.text {
-				chs = append(chs, change{n: n, new: r})
-			}
-		}
-		if len(chs) > 0 && x.settings.MinHash {
-			if err := x.applyBands(tx, chs, inBucket, ^uint32(0)); err != nil {
-				return err
-			}
-		}
-		if len(chs) > 0 && x.lay.sets {
-			if err := x.applySets(tx, chs); err != nil {
-				return err
-			}
 		}
 		m.loading = true
 		return x.writeMeta(tx, m)
@@ -437,8 +498,74 @@ func (l *loader) phase1() error {
 	return nil
 }
 
-// phase2 writes the ids, exact and table buckets of a bulk load in key
-// order with full pages and commits the load.
+// addPostings adds the band and set postings of text document n to the
+// sorters.
+func (l *loader) addPostings(n uint32, r *record) error {
+	if l.bands != nil {
+		for i, h := range r.bands {
+			if h == 0 { // no short set
+				continue
+			}
+			if err := l.bands.add(i, h, n); err != nil {
+				return err
+			}
+		}
+	}
+	if l.sets != nil {
+		for _, h := range r.set {
+			if err := l.sets.add(0, h, n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writePostings writes the postings of sorter s, slot by slot in key order,
+// leaving out the dead documents, through w into bucket name; key appends
+// the key of hash h of slot i.
+func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, dead []bool) error {
+	if s == nil {
+		return nil
+	}
+	s.finish()
+	var kb []byte
+	var live []uint32
+	for i := range s.buf {
+		err := s.each(i, func(h uint64, ns []uint32) error {
+			live = live[:0]
+			for _, n := range ns {
+				if !dead[n-l.base] {
+					live = append(live, n)
+				}
+			}
+			var v []byte
+			switch len(live) {
+			case 0:
+				return nil
+			case 1:
+				v = singletonPosting(live[0])
+			default:
+				bm := roaring.New()
+				bm.AddMany(live)
+				bm.RunOptimize()
+				var err error
+				if v, err = bm.ToBytes(); err != nil {
+					return err
+				}
+			}
+			kb = key(kb[:0], i, h)
+			return w.put(name, kb, v)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// phase2 writes the ids, exact, table, band and set buckets of a bulk load
+// in key order with full pages and commits the load.
 func (l *loader) phase2() error {
 	x := l.x
 	w := &bulkWriter{x: x}
@@ -546,6 +673,13 @@ func (l *loader) phase2() error {
 			i = j
 		}
 	}
+	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, dead); err != nil {
+		return err
+	}
+	setKey := func(dst []byte, _ int, h uint64) []byte { return appendSetKey(dst, h) }
+	if err := l.writePostings(w, l.sets, bucketSets, setKey, dead); err != nil {
+		return err
+	}
 	next := l.base + uint32(len(l.fps))
 	if err := w.commit(meta{next: next, count: live, bandsFrom: next, tablesFrom: next}); err != nil {
 		return err
@@ -558,7 +692,7 @@ func (l *loader) phase2() error {
 	}
 	l.started = false
 	l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
-	return nil
+	return l.closeSorters()
 }
 
 // radixSort sorts es by permuted fingerprint, stably, using tmp (of the
@@ -636,35 +770,17 @@ func (w *bulkWriter) put(name, k, v []byte) error {
 	return w.bucket(name).Put(k, v)
 }
 
-// drop deletes the phase-1 record (and band and set postings) of document n.
+// drop deletes the phase-1 record (and shingle set) of document n. Its
+// postings are left out when they are written (writePostings).
 func (w *bulkWriter) drop(n uint32) error {
 	if err := w.begin(); err != nil {
 		return err
 	}
 	w.puts++
-	docs := w.tx.Bucket(bucketDocs)
-	v := docs.Get(docKey(n))
-	if v == nil {
-		return nil
-	}
-	r, err := decodeRecord(v, w.x.lay, true)
-	if err != nil {
-		return err
-	}
-	if w.x.settings.MinHash && r.text {
-		if err := w.x.applyBands(w.tx, []change{{n: n, old: &r}}, inBucket, ^uint32(0)); err != nil {
-			return err
-		}
-	}
-	if w.x.lay.sets && r.text {
-		if err := w.x.applySets(w.tx, []change{{n: n, old: &r}}); err != nil {
-			return err
-		}
-	}
 	if err := w.x.putShingles(w.tx, n, nil); err != nil {
 		return err
 	}
-	return docs.Delete(docKey(n))
+	return w.tx.Bucket(bucketDocs).Delete(docKey(n))
 }
 
 // commit writes m (clearing the loading flag) and commits.

@@ -3,10 +3,15 @@ package index_test
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/simidx/simidx/index"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestLoadCancel cancels loads midway, into an empty and a non-empty
@@ -134,4 +139,79 @@ func TestLoadExactDuplicates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadSpill loads the same short texts (with near copies and
+// replaced IDs) into two empty indexes, one with the default memory and
+// one whose posting sorter must write sorted runs to files: every bucket of
+// the two files holds the same keys and values, and no run file is left.
+func TestLoadSpill(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 27))
+	var docs []index.Doc
+	for i := range 8000 {
+		text := sentence(rng, 8+rng.IntN(30))
+		if i > 0 && rng.IntN(4) == 0 {
+			// A near copy of an earlier text: shared band postings.
+			w := strings.Fields(string(docs[rng.IntN(len(docs))].Text))
+			w[rng.IntN(len(w))] = "changed"
+			text = strings.Join(w, " ")
+		}
+		id := strconv.Itoa(i)
+		if rng.IntN(20) == 0 {
+			id = strconv.Itoa(rng.IntN(i + 1)) // replaces an earlier one
+		}
+		docs = append(docs, index.Doc{ID: id, Text: []byte(text)})
+	}
+	load := func(o *index.LoadOptions) string {
+		path := filepath.Join(t.TempDir(), "x.simidx")
+		x := openIndex(t, path, &index.Options{NoSync: true})
+		if _, err := x.Load(context.Background(), seqDocs(docs), o); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Check(); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	runs := t.TempDir()
+	want := dumpBuckets(t, load(nil))
+	got := dumpBuckets(t, load(&index.LoadOptions{Memory: 1, TempDir: runs}))
+	if len(got) != len(want) {
+		t.Fatalf("%d keys with runs, %d without", len(got), len(want))
+	}
+	for k, v := range want {
+		if g, ok := got[k]; !ok || g != v {
+			t.Fatalf("key %q: %x with runs, %x without", k, g, v)
+		}
+	}
+	if left, _ := os.ReadDir(runs); len(left) > 0 {
+		t.Errorf("%d files left in the directory of the runs", len(left))
+	}
+}
+
+// dumpBuckets returns every key (bucket name, NUL, key) and value of the
+// bbolt file at path.
+func dumpBuckets(t *testing.T, path string) map[string]string {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m := map[string]string{}
+	err = db.View(func(tx *bolt.Tx) error {
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			return b.ForEach(func(k, v []byte) error {
+				m[string(name)+"\x00"+string(k)] = string(v)
+				return nil
+			})
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -112,6 +112,7 @@ Example:
 		o.in.Add(fs)
 		o.sf.AddIndex(fs, false)
 		o.sf.AddText(fs)
+		o.memory.add(fs)
 		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
 		return func(ctx context.Context, e *env, args []string) error { return runDedup(ctx, e, o, args) }
 	},
@@ -131,6 +132,7 @@ type dedupOptions struct {
 	sf     indexflag.Settings
 	out    outputFlags
 	quiet  bool
+	memory loadMemory
 	fs     *pflag.FlagSet // for the flags given
 }
 
@@ -278,7 +280,7 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 				texts.Add(d.ID, d.Text, d.Precomputed)
 			}
 		}
-		_, loadErr = load(ctx, x, r, con, e.stderr, o.quiet)
+		_, loadErr = load(ctx, x, r, con, e.stderr, o.quiet, o.memory)
 		if _, unread := loadErr.(unreadError); loadErr != nil && !unread && loadErr != errInterrupted {
 			// The index is not what was read (a failed commit, a
 			// full disk): nothing is reported from it.

@@ -60,6 +60,7 @@ Example:
 		o.in.Add(fs)
 		o.sf.AddIndex(fs, true)
 		o.sf.AddText(fs)
+		o.memory.add(fs)
 		fs.BoolVar(&o.noSync, "no-sync", false, "do not fsync each commit (faster; a machine crash may lose the index)")
 		fs.BoolVar(&o.salvage, "salvage-journal", false, "apply what can be read of a damaged journal left by a crash, keeping the journal aside in PATH.journal.damaged")
 		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary")
@@ -74,6 +75,7 @@ type indexOptions struct {
 	sf     indexflag.Settings
 	quiet  bool
 	noSync bool
+	memory loadMemory
 	// salvage applies a damaged journal (index.LogOptions.Salvage).
 	salvage bool
 }
@@ -104,7 +106,7 @@ func runIndex(ctx context.Context, e *env, o *indexOptions, args []string) error
 	if err != nil {
 		return err
 	}
-	res, err := load(ctx, x, r, con, e.stderr, o.quiet)
+	res, err := load(ctx, x, r, con, e.stderr, o.quiet, o.memory)
 	if cerr := x.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -127,6 +129,14 @@ func runIndex(ctx context.Context, e *env, o *indexOptions, args []string) error
 	return err
 }
 
+// loadMemory is the --memory flag of the commands that load documents.
+type loadMemory struct{ size input.ByteSize }
+
+func (m *loadMemory) add(fs *pflag.FlagSet) {
+	m.size = index.DefaultLoadMemory
+	fs.Var(&m.size, "memory", "memory for sorting the postings of a new index; beyond it they are sorted in runs in temporary files next to the index (`SIZE`: 512M, 2G)")
+}
+
 // unreadError says that some inputs could not be read, the others being
 // indexed: the index is complete for what was read.
 type unreadError struct{ error }
@@ -141,7 +151,7 @@ type loadResult struct {
 // it is a terminal and printing a summary line unless quiet. It returns
 // errInterrupted if ctx was cancelled (after committing what was read), and
 // an error if inputs could not be read (after committing the others).
-func load(ctx context.Context, x *index.Index, r *input.Reader, con *console.Console, stderr io.Writer, quiet bool) (loadResult, error) {
+func load(ctx context.Context, x *index.Index, r *input.Reader, con *console.Console, stderr io.Writer, quiet bool, memory loadMemory) (loadResult, error) {
 	start := time.Now()
 	r.Store = true
 	if !quiet && isTerminal(stderr) {
@@ -153,6 +163,7 @@ func load(ctx context.Context, x *index.Index, r *input.Reader, con *console.Con
 	var empty, replaced []string
 	stats, err := x.Load(ctx, r.All(ctx), &index.LoadOptions{
 		SkipInvalid: true,
+		Memory:      int64(memory.size),
 		Empty: func(id string) {
 			if len(empty) < maxNamed {
 				empty = append(empty, id)

@@ -59,13 +59,13 @@ type Flags struct {
 	noIgnoreVCS bool
 	include     []string
 	exclude     []string
-	minSize     byteSize
-	maxSize     byteSize // -1: no limit
+	minSize     ByteSize
+	maxSize     ByteSize // -1: no limit
 	filesFrom   string
 	null        bool
 	follow      bool
-	maxMember   byteSize
-	maxArchive  byteSize
+	maxMember   ByteSize
+	maxArchive  ByteSize
 	verbose     bool
 }
 

@@ -122,20 +122,21 @@ func (s *selection) filterName(name string) (reason string, vcs bool) {
 	return "", false
 }
 
-// byteSize is a flag value of bytes, given with an optional suffix k, M, G
-// or T (powers of 1024). Unset is -1 where no limit is the default.
-type byteSize int64
+// ByteSize is a flag value (pflag.Value) of bytes, given with an optional
+// suffix k, M, G or T (powers of 1024). Unset is -1 where no limit is the
+// default.
+type ByteSize int64
 
-func (b *byteSize) Set(s string) error {
+func (b *ByteSize) Set(s string) error {
 	n, err := parseSize(s)
 	if err != nil {
 		return err
 	}
-	*b = byteSize(n)
+	*b = ByteSize(n)
 	return nil
 }
 
-func (b *byteSize) String() string {
+func (b *ByteSize) String() string {
 	if *b < 0 {
 		return ""
 	}
@@ -151,7 +152,7 @@ func (b *byteSize) String() string {
 	return strconv.FormatInt(n, 10)
 }
 
-func (b *byteSize) Type() string { return "SIZE" }
+func (b *ByteSize) Type() string { return "SIZE" }
 
 // parseSize parses a size in bytes: digits and an optional suffix k, M, G
 // or T in either case (powers of 1024), which may be followed by B or iB

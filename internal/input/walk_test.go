@@ -95,9 +95,9 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 	for n, want := range map[int64]string{0: "0", 1023: "1023", 1 << 10: "1k", 16 << 20: "16M", 1 << 30: "1G", 3 << 20 / 2: "1536k"} {
-		b := byteSize(n)
+		b := ByteSize(n)
 		if got := b.String(); got != want {
-			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+			t.Errorf("ByteSize(%d) = %q, want %q", n, got, want)
 		}
 	}
 	for n, want := range map[int64]string{1: "1 byte", 1000: "1000 bytes", 16 << 20: "16 MiB", 1 << 30: "1 GiB"} {
