@@ -28,7 +28,7 @@ func (ck *checker) bands() {
 			return nil
 		}
 		var bm roaring.Bitmap
-		if _, err := bm.FromBuffer(v); err != nil {
+		if err := readPosting(&bm, v); err != nil {
 			pr.add("band %x: %v", key, err)
 			return nil
 		}

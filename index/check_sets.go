@@ -24,7 +24,7 @@ func (ck *checker) docSet(n uint32, r *record) error {
 			}
 			continue
 		}
-		if _, err := bm.FromBuffer(p); err != nil || !bm.Contains(n) {
+		if err := readPosting(&bm, p); err != nil || !bm.Contains(n) {
 			if !pr.add("document %d (%q): not in the posting of set hash %016x", n, r.id, h) {
 				return errStop
 			}
@@ -45,7 +45,7 @@ func (ck *checker) sets() {
 			return nil
 		}
 		var bm roaring.Bitmap
-		if _, err := bm.FromBuffer(v); err != nil {
+		if err := readPosting(&bm, v); err != nil {
 			pr.add("set %x: %v", key, err)
 			return nil
 		}

@@ -41,7 +41,7 @@ func (x *Index) bandHits(hits []hit, tx *bolt.Tx, bf *bandFilter, docs *bolt.Buc
 		binary.BigEndian.PutUint64(bk[1:], key.h)
 		if k, v := bc.Seek(bk[:]); v != nil && bytes.Equal(k, bk[:]) {
 			b = roaring.New()
-			if _, err := b.FromBuffer(v); err != nil {
+			if err := readPosting(b, v); err != nil {
 				return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 			}
 		}

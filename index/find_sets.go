@@ -17,7 +17,7 @@ func (x *Index) setHits(hits []hit, tx *bolt.Tx, set []uint64, minShared int) ([
 	for _, h := range set {
 		if v := sb.Get(setKey(h)); v != nil {
 			b := roaring.New()
-			if _, err := b.FromBuffer(v); err != nil {
+			if err := readPosting(b, v); err != nil {
 				return nil, fmt.Errorf("%w: set posting: %v", ErrCorrupt, err)
 			}
 			bms = append(bms, b)

@@ -251,7 +251,7 @@ func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
 		} else {
 			bm := roaring.New()
 			if v != nil {
-				if _, err := bm.FromBuffer(v); err != nil {
+				if err := readPosting(bm, v); err != nil {
 					return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 				}
 				bm = bm.Clone()

@@ -434,7 +434,7 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 7 when it is
+// upgrade rewrites a file of an older schema as schema 8 when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
@@ -449,7 +449,10 @@ func (x *Index) recover() error {
 // written with its checksum (flagCRC), which the records of an older file
 // lack, as their flags say: only the version changes. Schema 7 adds the
 // short-text layer (Settings.ShortUnits), which settings stored without
-// the field do not have: only the version changes. A program of an
+// the field do not have: only the version changes. Schema 8 writes a
+// posting of one document as its number (singletonPosting), where older
+// schemas wrote a roaring bitmap, which readPosting still reads: only the
+// version changes. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -463,9 +463,11 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 			}
 		}
 		nums = nums[:0]
-		if posting != nil {
+		if n, ok := singleDoc(posting); ok {
+			nums = append(nums, n)
+		} else if posting != nil {
 			var bm roaring.Bitmap
-			if _, err := bm.FromBuffer(posting); err != nil {
+			if err := readPosting(&bm, posting); err != nil {
 				return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 			}
 			for n := range roaring.Values(&bm) {

@@ -7,6 +7,8 @@ import (
 	"iter"
 	"slices"
 
+	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/simidx/simidx/shingle"
 	bolt "go.etcd.io/bbolt"
 )
@@ -373,25 +375,41 @@ func setKey(h uint64) []byte { return appendSetKey(make([]byte, 0, 8), h) }
 func appendSetKey(dst []byte, h uint64) []byte { return binary.BigEndian.AppendUint64(dst, h) }
 
 // singletonPosting returns the encoding of a posting that holds document n
-// alone, the bytes roaring.BitmapOf(n).ToBytes() gives after RunOptimize
-// (one array container; TestSingletonPosting checks them): the cookie of
-// the format without run containers, one container, its key and
-// cardinality-1, its offset, and the value's low 16 bits, little-endian.
+// alone: n, big-endian (schema 8). A posting of more documents is a
+// serialized roaring bitmap, which is never 4 bytes long; so is a posting
+// of one document written by schema 7 and before.
 func singletonPosting(n uint32) []byte {
 	return appendSingletonPosting(make([]byte, 0, singletonSize), n)
 }
 
 // singletonSize is the length of a singletonPosting.
-const singletonSize = 18
+const singletonSize = 4
 
 // appendSingletonPosting appends singletonPosting(n) to b.
 func appendSingletonPosting(b []byte, n uint32) []byte {
-	b = binary.LittleEndian.AppendUint32(b, 12346)
-	b = binary.LittleEndian.AppendUint32(b, 1)
-	b = binary.LittleEndian.AppendUint16(b, uint16(n>>16))
-	b = binary.LittleEndian.AppendUint16(b, 0)
-	b = binary.LittleEndian.AppendUint32(b, 16)
-	return binary.LittleEndian.AppendUint16(b, uint16(n))
+	return binary.BigEndian.AppendUint32(b, n)
+}
+
+// singleDoc returns the document of posting v if v is a singletonPosting.
+func singleDoc(v []byte) (uint32, bool) {
+	if len(v) != singletonSize {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(v), true
+}
+
+// readPosting sets bm to the documents of posting v (of any schema). A
+// roaring bitmap is read in place: bm must be cloned before it is changed
+// or kept beyond the transaction. Cost: O(1) for a roaring bitmap, which
+// decodes as it is read.
+func readPosting(bm *roaring.Bitmap, v []byte) error {
+	if n, ok := singleDoc(v); ok {
+		bm.Clear()
+		bm.Add(n)
+		return nil
+	}
+	_, err := bm.FromBuffer(v)
+	return err
 }
 
 // docRange yields the number and record of every document numbered from

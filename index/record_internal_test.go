@@ -90,14 +90,25 @@ func TestRecordLayout(t *testing.T) {
 // against roaring's own encoding, byte for byte.
 func TestSingletonPosting(t *testing.T) {
 	for _, n := range []uint32{0, 1, 7, 65535, 65536, 1 << 20, 123456789, 1<<32 - 1} {
-		bm := roaring.BitmapOf(n)
-		bm.RunOptimize()
-		want, err := bm.ToBytes()
+		v := singletonPosting(n)
+		if len(v) != 4 || binary.BigEndian.Uint32(v) != n {
+			t.Errorf("singletonPosting(%d) = %x, want its 4 bytes big-endian", n, v)
+		}
+		// Schema 7 and before wrote the roaring bitmap; both read as {n}.
+		old := roaring.BitmapOf(n)
+		old.RunOptimize()
+		ob, err := old.ToBytes()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := singletonPosting(n); !bytes.Equal(got, want) {
-			t.Errorf("singletonPosting(%d) = %x, roaring %x", n, got, want)
+		for _, p := range [][]byte{v, ob} {
+			var bm roaring.Bitmap
+			if err := readPosting(&bm, p); err != nil || bm.GetCardinality() != 1 || !bm.Contains(n) {
+				t.Errorf("readPosting(%x) = %v, %v; want {%d}", p, bm.ToArray(), err, n)
+			}
+		}
+		if _, ok := singleDoc(ob); ok {
+			t.Errorf("the roaring bitmap of %d reads as a singleton posting", n)
 		}
 	}
 }

@@ -653,7 +653,7 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 		}
 		bm := roaring.New()
 		if v != nil {
-			if _, err := bm.FromBuffer(v); err != nil {
+			if err := readPosting(bm, v); err != nil {
 				return fmt.Errorf("%w: %s posting: %v", ErrCorrupt, what, err)
 			}
 			bm = bm.Clone()
