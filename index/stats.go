@@ -153,3 +153,52 @@ func (x *Index) Stats() (Stats, error) {
 	}
 	return s, nil
 }
+
+// BucketStats is what one bucket of the index file holds.
+type BucketStats struct {
+	// Name is the bucket's name: docs (the records), ids, exact, tables,
+	// bands, sets, shingles, meta (and loading during a bulk load).
+	Name string `json:"name"`
+
+	// Keys is the number of keys.
+	Keys int `json:"keys"`
+
+	// Bytes is the size of its pages, and InUse the bytes of them in use
+	// (keys, values and page headers).
+	Bytes int64 `json:"bytes"`
+	InUse int64 `json:"in_use"`
+
+	// BytesPerDoc is Bytes over the documents of the index (0 when
+	// empty).
+	BytesPerDoc float64 `json:"bytes_per_doc"`
+}
+
+// BucketStats returns the size of each bucket of the index file, in the
+// order of their names. It reads every page of the index: it costs a read
+// of the whole file.
+func (x *Index) BucketStats() ([]BucketStats, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := x.settle(); err != nil {
+		return nil, err
+	}
+	var out []BucketStats
+	err := x.view(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+			bs := b.Stats()
+			s := BucketStats{Name: string(name), Keys: bs.KeyN,
+				Bytes: int64(bs.BranchAlloc + bs.LeafAlloc), InUse: int64(bs.BranchInuse + bs.LeafInuse)}
+			if m.count > 0 {
+				s.BytesPerDoc = float64(s.Bytes) / float64(m.count)
+			}
+			out = append(out, s)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, boltErr(err)
+	}
+	return out, nil
+}

@@ -17,7 +17,8 @@ var statsCommand = &command{
 	args:  "--db PATH [--check]",
 	short: "describe an index",
 	long: `Stats describes the index at --db: its documents, settings, table design and
-size on disk, as a two-column table or, with --format jsonl, one JSON object.
+size on disk (each bucket of the file: its keys, its bytes, its bytes per
+document), as a two-column table or, with --format jsonl, one JSON object.
 With --check it also verifies every invariant of the index and fails if one
 is broken.
 
@@ -59,6 +60,9 @@ func runStats(ctx context.Context, e *env, o *statsOptions, args []string) error
 		return err
 	}
 	rec := newStatsRecord(o.db, x.Settings(), st)
+	if rec.Buckets, err = x.BucketStats(); err != nil {
+		return err
+	}
 	if o.check {
 		if err := x.Check(); err != nil {
 			return fmt.Errorf("%s fails the check: %v", o.db, err)
@@ -86,10 +90,11 @@ func runStats(ctx context.Context, e *env, o *statsOptions, args []string) error
 type statsRecord struct {
 	Path string `json:"path"`
 	index.Stats
-	StoreShingles bool               `json:"store_shingles"`
-	Text          index.TextSettings `json:"-"`
-	TextNamed     map[string]any     `json:"text"`
-	Check         *bool              `json:"check,omitempty"`
+	StoreShingles bool                `json:"store_shingles"`
+	Text          index.TextSettings  `json:"-"`
+	TextNamed     map[string]any      `json:"text"`
+	Buckets       []index.BucketStats `json:"buckets"`
+	Check         *bool               `json:"check,omitempty"`
 }
 
 // newStatsRecord returns the record of the index at path, of settings s,
@@ -137,6 +142,10 @@ func statsRows(r statsRecord) [][2]string {
 		[2]string{"table size", formatBytes(s.TableBytes)},
 		[2]string{"table bytes per document", fmt.Sprintf("%.1f", s.TableBytesPerDoc)},
 	)
+	for _, b := range r.Buckets {
+		rows = append(rows, [2]string{"bucket " + b.Name, fmt.Sprintf("%s in %d keys, %.1f bytes per document, %.0f%% in use",
+			formatBytes(b.Bytes), b.Keys, b.BytesPerDoc, 100*float64(b.InUse)/float64(max(b.Bytes, 1)))})
+	}
 	if r.Check != nil {
 		rows = append(rows, [2]string{"check", "ok"})
 	}
