@@ -290,6 +290,11 @@ func NewTableKeys(d Design, k int) (*TableKeys, error) {
 // Len returns the number of tables, C(m, k).
 func (t *TableKeys) Len() int { return len(t.tables) }
 
+// Permuted returns fp permuted for table i, the value table i of an index
+// sorts its entries by; its leading p_i bits are the key. Cost: m block
+// moves.
+func (t *TableKeys) Permuted(i int, fp uint64) uint64 { return t.tables[i].permute(fp) }
+
 // Append appends the key of fp in every table to dst, in table order: the
 // leading p bits of fp permuted for the table, as the low p bits of the
 // value. Cost: a permutation (m block moves) per table.

@@ -48,7 +48,7 @@ type LoadOptions struct {
 	// load ends, as an external sort does. Zero means DefaultLoadMemory.
 	// The other memory of a bulk load is about 60 bytes per document plus
 	// its ID (IDs, fingerprints and exact hashes, sorted at the end), and
-	// a transaction of up to 50,000 documents' records.
+	// a transaction of about 64 MB of records.
 	Memory int64
 
 	// TempDir is the directory of the sorted runs; empty means the
@@ -188,12 +188,13 @@ const DefaultLoadMemory = 256 << 20
 
 // Bulk-load limits.
 const (
-	chunkSize    = 256      // documents per unit of analysis work
-	maxBulk      = 1 << 25  // documents buffered by a bulk load into an empty index
-	bulkTxPuts   = 100_000  // puts per bulk transaction
-	bulkTxBytes  = 64 << 20 // bytes per bulk transaction
-	phase1Docs   = 50_000   // documents per phase-1 transaction
-	progressStep = 1 << 13  // documents between progress reports
+	chunkSize    = 256       // documents per unit of analysis work
+	maxBulk      = 1 << 25   // documents buffered by a bulk load into an empty index
+	bulkTxPuts   = 1_000_000 // puts per bulk transaction
+	bulkTxBytes  = 64 << 20  // bytes per bulk transaction
+	phase1Docs   = 500_000   // documents per phase-1 transaction, at most
+	phase1Bytes  = 64 << 20  // bytes of records per phase-1 transaction, about
+	progressStep = 1 << 13   // documents between progress reports
 )
 
 // loader is the state of one Load.
@@ -209,12 +210,14 @@ type loader struct {
 	started bool     // phase 1 has written (the loading flag is set)
 	base    uint32   // first document number of the load
 	pending []record // phase 1: analysed, not yet written
-	ids     []idNum
-	fps     []uint64 // by document number - base
-	exact   []uint64
-	text    []bool
-	bands   *postingSorter // band postings, with MinHash
-	sets    *postingSorter // set postings, with sets
+	// pendingBytes is about the size of the records of pending.
+	pendingBytes int
+	ids          []idNum
+	fps          []uint64 // by document number - base
+	exact        []uint64
+	text         []bool
+	bands        *postingSorter // band postings, with MinHash
+	sets         *postingSorter // set postings, with sets
 }
 
 // closeSorters removes the sorters' files.
@@ -381,7 +384,8 @@ func (l *loader) add(r record) error {
 		return nil
 	}
 	l.pending = append(l.pending, r)
-	if len(l.pending) >= phase1Docs {
+	l.pendingBytes += 64 + len(r.id) + 8*(len(r.sig)+len(r.bands)+len(r.short)+len(r.set)+len(r.shingles))
+	if len(l.pending) >= phase1Docs || l.pendingBytes >= phase1Bytes {
 		if err := l.phase1(); err != nil {
 			return err
 		}
@@ -494,7 +498,7 @@ func (l *loader) phase1() error {
 	}
 	l.started = true
 	clear(l.pending)
-	l.pending = l.pending[:0]
+	l.pending, l.pendingBytes = l.pending[:0], 0
 	return nil
 }
 

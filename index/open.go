@@ -452,7 +452,10 @@ func (x *Index) recover() error {
 // the field do not have: only the version changes. Schema 8 writes a
 // posting of one document as its number (singletonPosting), where older
 // schemas wrote a roaring bitmap, which readPosting still reads: only the
-// version changes. A program of an
+// version changes. Schema 8 also stores the low 32 bits of each
+// signature value (flagSig32 in the record's flags), which is all that
+// shingle.Estimate compares; records written before keep 8 bytes a value
+// and read as they are. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -49,8 +49,20 @@ type record struct {
 const (
 	flagText  = 1
 	flagShort = 2    // a text record with a short set
+	flagSig32 = 4    // the signature holds the low 32 bits of each value
 	flagCRC   = 0x80 // the record ends with its checksum
 )
+
+// sigWidth returns the bytes per signature value of text record v (at
+// least 9 bytes): 4 from schema 8 on (flagSig32), 8 before. The signature
+// is compared by the low 32 bits of its values (shingle.Estimate), so the
+// high bits need no storing.
+func sigWidth(v []byte) int {
+	if v[8]&flagSig32 != 0 {
+		return 4
+	}
+	return 8
+}
 
 // isText reports whether record v (at least 9 bytes) is of a document
 // added with text.
@@ -120,14 +132,14 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 		b = append(b, r.id...)
 		return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
 	}
-	flags := byte(flagText | flagCRC)
+	flags := byte(flagText | flagSig32 | flagCRC)
 	if len(r.short) > 0 {
 		flags |= flagShort
 	}
 	b = append(b, flags)
 	b = binary.BigEndian.AppendUint64(b, r.exact)
 	for _, v := range r.sig {
-		b = binary.BigEndian.AppendUint64(b, v)
+		b = binary.BigEndian.AppendUint32(b, uint32(v))
 	}
 	for _, v := range r.bands {
 		b = binary.BigEndian.AppendUint64(b, v)
@@ -151,7 +163,10 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 // textLen returns the length of the bracketed part of the text record v
 // (without its first 9 bytes), or -1 if v is too short.
 func textLen(v []byte, l layout) int {
-	n := 8 * (1 + l.k + l.bands)
+	if len(v) < 9 {
+		return -1
+	}
+	n := 8*(1+l.bands) + sigWidth(v)*l.k
 	if len(v) < 9+n {
 		return -1
 	}
@@ -186,7 +201,7 @@ func shortOffset(v []byte, l layout) int {
 	if n < 0 {
 		return -1
 	}
-	off := 9 + 8*(1+l.k+l.bands)
+	off := 9 + 8*(1+l.bands) + sigWidth(v)*l.k
 	if l.sets {
 		off += 1 + 8*int(v[off])
 	}
@@ -217,34 +232,45 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 	v = body(v)
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := recordFlags(v)
-	switch flags {
+	switch flags &^ flagSig32 {
 	case 0:
+		if flags != 0 {
+			return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+		}
 		v = v[9:]
 	case flagText, flagText | flagShort:
 		n := textLen(v, l)
 		if n < 0 {
 			return r, fmt.Errorf("%w: short document record", ErrCorrupt)
 		}
+		w := sigWidth(v)
 		t := v[9:]
 		v = t[n:]
 		r.text = true
 		r.exact = binary.BigEndian.Uint64(t)
 		k := l.k
+		sk := w * k // bytes of the signature
 		if full && k > 0 {
 			r.sig = make([]uint64, k)
-			for i := range r.sig {
-				r.sig[i] = binary.BigEndian.Uint64(t[8+8*i:])
+			if sk == 4*k {
+				for i := range r.sig {
+					r.sig[i] = uint64(binary.BigEndian.Uint32(t[8+4*i:]))
+				}
+			} else {
+				for i := range r.sig {
+					r.sig[i] = binary.BigEndian.Uint64(t[8+8*i:])
+				}
 			}
 			r.bands = make([]uint64, l.bands)
 			for i := range r.bands {
-				r.bands[i] = binary.BigEndian.Uint64(t[8+8*k+8*i:])
+				r.bands[i] = binary.BigEndian.Uint64(t[8+sk+8*i:])
 			}
 		}
 		if full && l.sets {
-			r.set = setOf(nil, t[8*(1+k+l.bands):])
+			r.set = setOf(nil, t[8*(1+l.bands)+sk:])
 		}
 		if full && flags&flagShort != 0 {
-			off := 8 * (1 + k + l.bands)
+			off := 8*(1+l.bands) + sk
 			if l.sets {
 				off += 1 + 8*int(t[off])
 			}
@@ -275,17 +301,23 @@ func recordSet(dst []uint64, v []byte, l layout) []uint64 {
 	if !l.sets || len(v) < 9 || !isText(v) || textLen(v, l) < 0 {
 		return dst
 	}
-	return setOf(dst, v[9+8*(1+l.k+l.bands):])
+	return setOf(dst, v[9+8*(1+l.bands)+sigWidth(v)*l.k:])
 }
 
 // sigOf decodes only the MinHash signature of record v into dst.
 func sigOf(dst []uint64, v []byte, k int) []uint64 {
 	dst = dst[:0]
 	v = body(v)
-	if len(v) < 9+8*(1+k) || !isText(v) {
+	if len(v) < 9 || !isText(v) || len(v) < 17+sigWidth(v)*k {
 		return dst
 	}
 	dst = slices.Grow(dst, k)
+	if sigWidth(v) == 4 {
+		for i := range k {
+			dst = append(dst, uint64(binary.BigEndian.Uint32(v[17+4*i:])))
+		}
+		return dst
+	}
 	for i := range k {
 		dst = append(dst, binary.BigEndian.Uint64(v[17+8*i:]))
 	}
@@ -443,7 +475,7 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	if b >= l.bands {
 		return 0, false
 	}
-	return binary.BigEndian.Uint64(v[9+8*(1+l.k+b):]), true
+	return binary.BigEndian.Uint64(v[17+sigWidth(v)*l.k+8*b:]), true
 }
 
 // bandsOf decodes only the bands of record v: nil for a record without
@@ -455,7 +487,7 @@ func bandsOf(v []byte, l layout) []uint64 {
 	}
 	bands := make([]uint64, l.bands)
 	for i := range bands {
-		bands[i] = binary.BigEndian.Uint64(v[9+8*(1+l.k+i):])
+		bands[i] = binary.BigEndian.Uint64(v[17+sigWidth(v)*l.k+8*i:])
 	}
 	return bands
 }

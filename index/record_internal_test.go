@@ -12,11 +12,12 @@ import (
 )
 
 // TestRecordLayout pins the encoding of document records: without a set
-// method a record is exactly fingerprint | flags | exact | sig | bands | ID
-// | CRC-32C of the rest (schema 6, flagCRC in the flags); a set method adds
-// a count byte and the set before the ID. A record of an older schema,
-// without the checksum, still decodes; a record whose checksum fails is
-// ErrCorrupt.
+// method a record is exactly fingerprint | flags | exact | sig (4 bytes a
+// value, the low 32 bits: flagSig32, schema 8) | bands | ID | CRC-32C of
+// the rest (schema 6, flagCRC in the flags); a set method adds a count
+// byte and the set before the ID. Records of older schemas, without the
+// checksum or with 8 bytes a signature value, still decode; a record
+// whose checksum fails is ErrCorrupt.
 func TestRecordLayout(t *testing.T) {
 	be := binary.BigEndian
 	r := record{id: "doc", fp: 0x0102030405060708, text: true, exact: 9, sig: []uint64{10, 11}, bands: []uint64{12}}
@@ -29,15 +30,37 @@ func TestRecordLayout(t *testing.T) {
 		old = be.AppendUint64(old, v)
 	}
 	old = append(old, "doc"...)
-	want := bytes.Clone(old)
-	want[8] |= flagCRC
+	var want []byte // as schema 8 writes it
+	want = be.AppendUint64(want, r.fp)
+	want = append(want, flagText|flagSig32|flagCRC)
+	want = be.AppendUint64(want, 9)
+	want = be.AppendUint32(be.AppendUint32(want, 10), 11)
+	want = append(be.AppendUint64(want, 12), "doc"...)
 	want = be.AppendUint32(want, crc32.Checksum(want, crc32.MakeTable(crc32.Castagnoli)))
+	// As schema 6 and 7 wrote it: 8 bytes a signature value.
+	v7 := bytes.Clone(old)
+	v7[8] |= flagCRC
+	v7 = be.AppendUint32(v7, crc32.Checksum(v7, crc32.MakeTable(crc32.Castagnoli)))
 	mh := layout{k: 2, bands: 1}
 	if got := encodeRecord(nil, &r, mh); string(got) != string(want) {
 		t.Fatalf("MinHash record %x, want %x", got, want)
 	}
-	if got, err := decodeRecord(old, mh, true); err != nil || !reflect.DeepEqual(got, r) {
-		t.Fatalf("a record of schema 5: %+v, %v", got, err)
+	for _, v := range [][]byte{old, v7} {
+		if got, err := decodeRecord(v, mh, true); err != nil || !reflect.DeepEqual(got, r) {
+			t.Fatalf("a record of an older schema (%x): %+v, %v", v, got, err)
+		}
+		if got := sigOf(nil, v, 2); !reflect.DeepEqual(got, r.sig) {
+			t.Fatalf("sigOf(%x) = %v", v, got)
+		}
+		if got := bandsOf(v, mh); !reflect.DeepEqual(got, r.bands) {
+			t.Fatalf("bandsOf(%x) = %v", v, got)
+		}
+	}
+	// Only the low 32 bits of a signature value are stored.
+	big := r
+	big.sig = []uint64{1<<40 | 10, 11}
+	if got := encodeRecord(nil, &big, mh); string(got) != string(want) {
+		t.Fatalf("MinHash record of a signature of 64-bit values %x, want %x", got, want)
 	}
 	plain := record{id: "p", fp: 7}
 	if got := encodeRecord(nil, &plain, layout{}); string(got[:len(got)-4]) != "\x00\x00\x00\x00\x00\x00\x00\x07\x80p" {

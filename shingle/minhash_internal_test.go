@@ -48,3 +48,14 @@ func TestProbeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateLow32 checks that Estimate compares values by their low 32
+// bits, so that a signature stored with 32 bits a value compares with one
+// computed in full.
+func TestEstimateLow32(t *testing.T) {
+	full := []uint64{1<<40 | 5, 6, 7<<33 | 8, 9}
+	stored := []uint64{5, 6, 8, 10}
+	if got := Estimate(full, stored); got != 0.75 {
+		t.Errorf("Estimate = %v, want 0.75", got)
+	}
+}
