@@ -39,6 +39,9 @@ type allConfig struct {
 	// and the serve page in a browser), for their section; without them
 	// the section says how to run it.
 	Pages *pagesResults
+	// Ingest and IngestBefore are the results of ingest -json on this
+	// revision and on an earlier one.
+	Ingest, IngestBefore *ingestResults
 }
 
 // report collects every result of `all`.
@@ -75,6 +78,8 @@ func allMain(args []string) error {
 	out := fset.String("out", "../docs", "directory for benchmarks.md and charts/")
 	sizes := fset.String("sizes", "", "index sizes, comma-separated (default 1e4,1e5,1e6,1e7; quick 1e4,1e5)")
 	serveResults := fset.String("serve-results", "", "the results that `FILE`, written by serve -json, holds, for the section on simidx serve under load (default: a note on how to run it)")
+	ingestRes := fset.String("ingest-results", "", "the results that `FILE`, written by ingest -json, holds, for the section on ingest on all cores (default: a note on how to run it)")
+	ingestBefore := fset.String("ingest-before", "", "results of ingest -json on an earlier revision (`FILE`), shown beside --ingest-results")
 	pagesResults := fset.String("pages-results", "", "the results that `FILE`, written by pages -json, holds, for the section on the report and the serve page in a browser (default: a note on how to run it)")
 	fset.Parse(args)
 	if *corpora == "" {
@@ -90,6 +95,19 @@ func allMain(args []string) error {
 			return fmt.Errorf("all: --serve-results: %w", err)
 		}
 		cfg.Serve = res
+	}
+	for _, f := range []struct {
+		path string
+		dst  **ingestResults
+	}{{*ingestRes, &cfg.Ingest}, {*ingestBefore, &cfg.IngestBefore}} {
+		if f.path == "" {
+			continue
+		}
+		res, err := readIngestResults(f.path)
+		if err != nil {
+			return fmt.Errorf("all: %w", err)
+		}
+		*f.dst = res
 	}
 	if *pagesResults != "" {
 		res, err := readPagesResults(*pagesResults)
@@ -435,6 +453,7 @@ func (r *report) markdown(w io.Writer) {
 	r.writePlanted(w)
 	r.writeSpeed(w)
 	writeGoBenches(w, r.GoBench, r.GoBenchCount, r.Cfg.Quick)
+	writeIngestSection(w, r.Cfg.Ingest, r.Cfg.IngestBefore)
 	writeServeSection(w, r.Cfg.Serve)
 	writePagesSection(w, r.Cfg.Pages)
 	r.writeFeatures(w)
@@ -754,13 +773,27 @@ func (r *report) writeSpeed(w io.Writer) {
 		fmt.Fprintln(w, "### Index: queries, bulk load, Pairs")
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "N random 64-bit fingerprints, of which 10%% are replaced by copies of others with 0 to %d bits flipped (so that `Pairs` has real output), bulk-loaded into a new index with k = %d and the design for N (subcommand `index -cold`). Queries: 20,000, half near a stored fingerprint (0 to k+1 bits away), half random, after a warm-up pass. The baseline is a brute-force scan of the same fingerprints held in memory (popcount of every one), on the first queries (300, or 50 at N >= 5e6), whose answers are checked to be identical. *Cold*: the file is evicted from the page cache (`fadvise(DONTNEED)`) before every 100th of 2,000 queries, and before the cold `Pairs`. `Pairs` is checked against an in-memory sort-based join (blocks of the fingerprint, each pair counted once) up to N = 1e6.\n\n", indexK, indexK)
-		fmt.Fprintln(w, "| N | tables | load | docs/s | bytes/doc | index p50 / p99 | brute force p50 / p99 | brute / index p50 | brute / index p99 | cold p50 / p99 | cold p50 / brute p50 | Pairs | Pairs time | cold Pairs time | Pairs check |")
-		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+		fmt.Fprintln(w, "| N | tables | load | docs/s | radix sort of the table entries | load / sort | bytes/doc | index p50 / p99 | brute force p50 / p99 | brute / index p50 | brute / index p99 | cold p50 / p99 | cold p50 / brute p50 | Pairs | Pairs time | cold Pairs time | Pairs check |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 		for _, x := range r.Index {
-			fmt.Fprintf(w, "| %s | %d | %s | %.0f | %.1f | %s / %s | %s / %s | %.0fx | %.0fx | %s / %s | %.2f | %d | %s | %s | %s |\n",
-				sizeName(x.Cfg.N), x.Stats.Tables, dur(x.Load), float64(x.Cfg.N)/x.Load.Seconds(), x.Stats.BytesPerDoc,
+			fmt.Fprintf(w, "| %s | %d | %s | %.0f | %s | %.1fx | %.1f | %s / %s | %s / %s | %.0fx | %.0fx | %s / %s | %.2f | %d | %s | %s | %s |\n",
+				sizeName(x.Cfg.N), x.Stats.Tables, dur(x.Load), float64(x.Cfg.N)/x.Load.Seconds(), dur(x.SortBaseline), float64(x.Load)/float64(max(x.SortBaseline, 1)), x.Stats.BytesPerDoc,
 				dur(x.IP50), dur(x.IP99), dur(x.BP50), dur(x.BP99), float64(x.BP50)/float64(x.IP50), float64(x.BP99)/float64(x.IP99),
 				dur(x.CP50), dur(x.CP99), float64(x.CP50)/float64(x.BP50), x.Pairs, dur(x.PairsTime), dur(x.ColdPairs), x.PairsCheck)
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "The load's lower bound beside it: the same table entries (each fingerprint permuted for each table, with its document number) radix-sorted in memory, one table after another, in the same run; the load also writes the records, the IDs and the tables to the file and commits. Bytes per document by bucket of the same indexes (`simidx stats` shows them for any index):")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| N | docs (records) | ids | exact | tables | bands | all buckets |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+		for _, x := range r.Index {
+			per := map[string]float64{}
+			var all float64
+			for _, b := range x.Buckets {
+				per[b.Name] = b.BytesPerDoc
+				all += b.BytesPerDoc
+			}
+			fmt.Fprintf(w, "| %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.1f |\n", sizeName(x.Cfg.N), per["docs"], per["ids"], per["exact"], per["tables"], per["bands"], all)
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "![query latency versus N](charts/latency.svg)")

@@ -7,6 +7,7 @@
 //	go run . truth -corpus FILE.jsonl [-unit words|chars] [-size 5] [-variants]
 //	go run . planted -corpus FILE.jsonl [-unit words|chars] [-size 5] [-docs 200]
 //	go run . e2e -corpus FILE.jsonl [-rounds 2]
+//	go run . ingest -corpora DIR [-only mixed-300mb,sentences-1m] [-jobs index,index-nominhash,dedup] [-procs 1,2] [-json FILE]
 //	go run . methods --corpora DIR [-max-docs N]
 //	go run . linkage -corpora DIR [-max-docs N]
 //	go run . gobench [-count 3] [-quick]
@@ -14,7 +15,7 @@
 //	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH] [-baseline REV] [-json FILE]
 //	go run . fsync [-busy N] [-dir DIR]
 //	go run . pages [-clusters 10000] [-rounds 5] [-shots ../docs] [-json FILE] [-md FILE] [-from FILE]
-//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE] [--pages-results FILE]
+//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE] [--pages-results FILE] [--ingest-results FILE] [--ingest-before FILE]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
 // load time, bytes on disk, query latency (p50/p99) beside a brute-force
@@ -37,6 +38,13 @@
 // of every kind at a range of rates, each pair's true Jaccard measured.
 //
 // e2e: builds the simidx command and times `simidx index` on a corpus.
+//
+// ingest: builds two corpora from the corpora directory (365 MB of eight
+// corpora with edited copies; a million short sentences) and times
+// `simidx index` and `simidx dedup` with GOMAXPROCS 1 and 2, with their
+// peak memory and index size, beside the analysis alone on one core, and
+// profiles index.Load; -json writes its results, which all
+// --ingest-results puts in the report.
 //
 // methods: every method of the index (simhash, with and without the
 // MinHash layer, nshash, short, mfonda) on short and long corpora: a real
@@ -92,6 +100,7 @@ var commands = map[string]func(args []string) error{
 	"truth":        truthMain,
 	"planted":      plantedMain,
 	"e2e":          e2eMain,
+	"ingest":       ingestMain,
 	"methods":      methodsMain,
 	"linkage":      linkageMain,
 	"all":          allMain,
