@@ -198,9 +198,6 @@ func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error 
 // finish sorts what is in memory, for each.
 func (s *postingSorter) finish() { s.sortBuf() }
 
-// runs returns the number of runs written to files.
-func (s *postingSorter) spills() int { return len(s.runs) }
-
 // close removes the run files and frees the memory.
 func (s *postingSorter) close() error {
 	var errs []error
