@@ -42,8 +42,9 @@ type LoadOptions struct {
 	Empty func(id string)
 
 	// Memory bounds the postings (MinHash bands, and sets) that a load
-	// into an empty index holds in memory, 16 bytes per posting entry
-	// (the default settings make 14 to 34 entries per text): beyond it
+	// into an empty index holds in memory to sort them, 32 bytes per
+	// posting entry with the sort's scratch (the default settings make 14
+	// to 34 entries per text): beyond it
 	// they are sorted into runs in temporary files and merged when the
 	// load ends, as an external sort does. Zero means DefaultLoadMemory.
 	// The other memory of a bulk load is about 60 bytes per document plus
@@ -184,7 +185,7 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 }
 
 // DefaultLoadMemory is the default of LoadOptions.Memory.
-const DefaultLoadMemory = 256 << 20
+const DefaultLoadMemory = 128 << 20
 
 // Bulk-load limits.
 const (
@@ -527,43 +528,93 @@ func (l *loader) addPostings(n uint32, r *record) error {
 
 // writePostings writes the postings of sorter s, slot by slot in key order,
 // leaving out the dead documents, through w into bucket name; key appends
-// the key of hash h of slot i.
+// the key of hash h of slot i. A goroutine merges the runs and encodes
+// the postings while this one writes them.
 func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, dead []bool) error {
 	if s == nil {
 		return nil
 	}
 	s.finish()
-	var kb []byte
-	var live []uint32
-	for i := range s.buf {
-		err := s.each(i, func(h uint64, ns []uint32) error {
-			live = live[:0]
-			for _, n := range ns {
-				if !dead[n-l.base] {
-					live = append(live, n)
-				}
-			}
-			var v []byte
-			switch len(live) {
-			case 0:
+	type batch struct{ keys, vals [][]byte }
+	const batchLen = 4096
+	ch := make(chan *batch, 4)
+	quit := make(chan struct{})
+	errStop := errors.New("stopped")
+	var perr error // the producer's, read once ch is closed
+	go func() {
+		defer close(ch)
+		b := &batch{}
+		var arena []byte // keys and values; bbolt keeps the values until the commit
+		var live []uint32
+		bm := roaring.New()
+		add := func(k, v []byte) error {
+			b.keys, b.vals = append(b.keys, k), append(b.vals, v)
+			if len(b.keys) < batchLen {
 				return nil
-			case 1:
-				v = singletonPosting(live[0])
-			default:
-				bm := roaring.New()
-				bm.AddMany(live)
-				bm.RunOptimize()
-				var err error
-				if v, err = bm.ToBytes(); err != nil {
-					return err
-				}
 			}
-			kb = key(kb[:0], i, h)
-			return w.put(name, kb, v)
-		})
+			select {
+			case ch <- b:
+			case <-quit:
+				return errStop
+			}
+			b, arena = &batch{}, nil
+			return nil
+		}
+		for i := range s.buf {
+			err := s.each(i, func(h uint64, ns []uint32) error {
+				live = live[:0]
+				for _, n := range ns {
+					if !dead[n-l.base] {
+						live = append(live, n)
+					}
+				}
+				if len(live) == 0 {
+					return nil
+				}
+				ks := len(arena)
+				arena = key(arena, i, h)
+				k := arena[ks:len(arena):len(arena)]
+				vs := len(arena)
+				if len(live) == 1 {
+					arena = appendSingletonPosting(arena, live[0])
+				} else {
+					bm.Clear()
+					bm.AddMany(live)
+					bm.RunOptimize()
+					v, err := bm.ToBytes()
+					if err != nil {
+						return err
+					}
+					arena = append(arena, v...)
+				}
+				return add(k, arena[vs:len(arena):len(arena)])
+			})
+			if err != nil {
+				perr = err
+				return
+			}
+		}
+		if len(b.keys) > 0 {
+			select {
+			case ch <- b:
+			case <-quit:
+			}
+		}
+	}()
+	var err error
+	for b := range ch {
+		for j := 0; j < len(b.keys) && err == nil; j++ {
+			err = w.put(name, b.keys[j], b.vals[j])
+		}
 		if err != nil {
+			close(quit)
+			for range ch { // let the producer end
+			}
 			return err
 		}
+	}
+	if perr != nil && perr != errStop {
+		return perr
 	}
 	return nil
 }

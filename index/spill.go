@@ -40,7 +40,8 @@ type sortRun struct {
 }
 
 // newPostingSorter returns a sorter of slots slots that holds at most
-// memory bytes of entries before it writes a run in dir.
+// memory/32 entries (16 bytes each, and room for the growth of the slices
+// and the sort's scratch) before it writes a run in dir.
 func newPostingSorter(slots int, memory int64, dir string) *postingSorter {
 	return &postingSorter{buf: make([][]entry, slots), max: max(int(memory/32), 1<<16), dir: dir}
 }

@@ -134,7 +134,7 @@ type loadMemory struct{ size input.ByteSize }
 
 func (m *loadMemory) add(fs *pflag.FlagSet) {
 	m.size = index.DefaultLoadMemory
-	fs.Var(&m.size, "memory", "memory for sorting the postings of a new index; beyond it they are sorted in runs in temporary files next to the index (`SIZE`: 512M, 2G)")
+	fs.Var(&m.size, "memory", "memory for sorting the postings of a new index; beyond it they are sorted in runs in temporary files next to the index (`SIZE`: 64M, 1G)")
 }
 
 // unreadError says that some inputs could not be read, the others being
