@@ -251,13 +251,14 @@ func TestServeCommand(t *testing.T) {
 	}
 	// /v1/stats is the object of simidx stats --format jsonl, with the
 	// operations pending and the server's copy of the tables (which
-	// simidx stats, keeping none, leaves out).
+	// simidx stats, keeping none, leaves out), and without the buckets'
+	// sizes, which cost a read of the whole file.
 	var want map[string]any
 	if err := json.Unmarshal([]byte(mustRun(t, "", "stats", "--format", "jsonl", "--db", db).stdout), &want); err != nil {
 		t.Fatal(err)
 	}
 	for k := range want {
-		if _, ok := st[k]; !ok {
+		if _, ok := st[k]; !ok && k != "buckets" {
 			t.Errorf("/v1/stats lacks %q of simidx stats: %v", k, st)
 		}
 	}

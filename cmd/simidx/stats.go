@@ -93,7 +93,7 @@ type statsRecord struct {
 	StoreShingles bool                `json:"store_shingles"`
 	Text          index.TextSettings  `json:"-"`
 	TextNamed     map[string]any      `json:"text"`
-	Buckets       []index.BucketStats `json:"buckets"`
+	Buckets       []index.BucketStats `json:"buckets,omitempty"`
 	Check         *bool               `json:"check,omitempty"`
 }
 
