@@ -225,7 +225,8 @@ func simidxCommit() string {
 		return "unknown"
 	}
 	rev := strings.TrimSpace(string(out))
-	if st, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no").Output(); len(st) > 0 {
+	// Changes to the harness itself do not change what is measured.
+	if st, _ := exec.Command("git", "-C", dir, "status", "--porcelain", "--untracked-files=no", "--", ".", ":!bench").Output(); len(st) > 0 {
 		rev += " with changes"
 	}
 	return rev
