@@ -39,6 +39,10 @@ type allConfig struct {
 	// and the serve page in a browser), for their section; without them
 	// the section says how to run it.
 	Pages *pagesResults
+	// Beam are the results of a run of the beam subcommand (simidx-beam
+	// against simidx dedup), for their section; without them the
+	// section says how to run it.
+	Beam *beamResults
 }
 
 // report collects every result of `all`.
@@ -76,6 +80,7 @@ func allMain(args []string) error {
 	sizes := fset.String("sizes", "", "index sizes, comma-separated (default 1e4,1e5,1e6,1e7; quick 1e4,1e5)")
 	serveResults := fset.String("serve-results", "", "the results that `FILE`, written by serve -json, holds, for the section on simidx serve under load (default: a note on how to run it)")
 	pagesResults := fset.String("pages-results", "", "the results that `FILE`, written by pages -json, holds, for the section on the report and the serve page in a browser (default: a note on how to run it)")
+	beamResults := fset.String("beam-results", "", "the results that `FILE`, written by beam -json, holds, for the section on simidx-beam against simidx dedup (default: a note on how to run it)")
 	fset.Parse(args)
 	if *corpora == "" {
 		return fmt.Errorf("all: --corpora is required")
@@ -97,6 +102,13 @@ func allMain(args []string) error {
 			return fmt.Errorf("all: --pages-results: %w", err)
 		}
 		cfg.Pages = res
+	}
+	if *beamResults != "" {
+		res, err := readBeamResults(*beamResults)
+		if err != nil {
+			return fmt.Errorf("all: --beam-results: %w", err)
+		}
+		cfg.Beam = res
 	}
 	s := *sizes
 	if s == "" {
@@ -437,6 +449,7 @@ func (r *report) markdown(w io.Writer) {
 	writeGoBenches(w, r.GoBench, r.GoBenchCount, r.Cfg.Quick)
 	writeServeSection(w, r.Cfg.Serve)
 	writePagesSection(w, r.Cfg.Pages)
+	writeBeamSection(w, r.Cfg.Beam)
 	r.writeFeatures(w)
 }
 
