@@ -54,6 +54,9 @@ type report struct {
 	Scripts *scriptsResult   // simplified and traditional Chinese, Russian exact groups
 	Planted []*plantedResult
 	Linkage []linkageRow // the clusters of dedup by linkage
+	// Keys are the keys of simidx-beam over the corpora, extrapolated to
+	// 10^9 documents.
+	Keys *keysResults
 	// Recommend are the settings simidx bench recommends on shared
 	// corpora.
 	Recommend []recommendRow
@@ -210,6 +213,16 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 		}); err != nil {
 			return nil, err
 		}
+	}
+	if err := step("keys at 10^9", func() error {
+		var err error
+		r.Keys, err = runKeys(cfg.Corpora)
+		if err == nil {
+			r.Keys.Command = "cd bench && go run . keys -corpora " + cfg.Corpora
+		}
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	if err := step("simidx bench recommends", func() error {
 		bin, dir, err := recommendBinary()
@@ -450,6 +463,7 @@ func (r *report) markdown(w io.Writer) {
 	writeServeSection(w, r.Cfg.Serve)
 	writePagesSection(w, r.Cfg.Pages)
 	writeBeamSection(w, r.Cfg.Beam)
+	writeKeysSection(w, r.Keys)
 	r.writeFeatures(w)
 }
 

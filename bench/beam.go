@@ -273,6 +273,10 @@ func sortedFileLines(path string) ([]string, error) {
 	return lines, sc.Err()
 }
 
+// beamMinAvailable is the memory the machine keeps available: a run is
+// killed when less is left (the machine is shared).
+const beamMinAvailable = 1.5e9
+
 // measured is one process's wall time and peak resident size, and how it
 // ended when not well.
 type measured struct {
@@ -324,6 +328,11 @@ func measureRun(bin string, args []string, stdout, errPath string, limit int64) 
 			if ok && rss > limit {
 				cmd.Process.Kill()
 				killed <- fmt.Sprintf("resident %.1f GB after %.0f s, above the limit of %.0f GB", float64(rss)/1e9, time.Since(start).Seconds(), float64(limit)/1e9)
+				return
+			}
+			if avail, ok := availableBytes(); ok && avail < beamMinAvailable {
+				cmd.Process.Kill()
+				killed <- fmt.Sprintf("resident %.1f GB after %.0f s, when the machine had %.1f GB left (other processes used the rest)", float64(rss)/1e9, time.Since(start).Seconds(), float64(avail)/1e9)
 				return
 			}
 		}
