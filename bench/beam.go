@@ -100,12 +100,18 @@ func beamMain(args []string) error {
 		Corpus:     fmt.Sprintf("beam/cmd/gencorpus -seed %d (the corpus of TestSameAsDedupGenerated: random words of the sample and the licences, 30%% planted near duplicates, 5%% exact copies, 200 edited versions of one boilerplate text, repeated IDs, empty texts)", *seed),
 		LimitBytes: int64(*limitGB * 1e9),
 	}
-	err := runBeam(res, ns, strings.Split(*runners, ","), *seed, work, os.Stderr)
-	writeBeamSection(os.Stdout, res)
-	if *jsonOut != "" {
-		if werr := writeResultsJSON(*jsonOut, res); werr != nil && err == nil {
-			err = werr
+	// The results are written after every run, so that a run stopped
+	// midway keeps what it measured.
+	save := func() error {
+		if *jsonOut == "" {
+			return nil
 		}
+		return writeResultsJSON(*jsonOut, res)
+	}
+	err := runBeam(res, ns, strings.Split(*runners, ","), *seed, work, os.Stderr, save)
+	writeBeamSection(os.Stdout, res)
+	if werr := save(); werr != nil && err == nil {
+		err = werr
 	}
 	return err
 }
@@ -141,7 +147,7 @@ func buildBeam(dir string) (beamBin, genBin string, err error) {
 
 // runBeam generates a corpus of each size, runs simidx dedup (once per
 // output) and simidx-beam on each runner, and compares the outputs.
-func runBeam(res *beamResults, ns []int, runners []string, seed uint64, work string, logw io.Writer) error {
+func runBeam(res *beamResults, ns []int, runners []string, seed uint64, work string, logw io.Writer, save func() error) error {
 	simidx, err := buildSimidx(work)
 	if err != nil {
 		return err
@@ -189,6 +195,9 @@ func runBeam(res *beamResults, ns []int, runners []string, seed uint64, work str
 			run.Lines = append(run.Lines, len(lines))
 		}
 		size.Runs = append(size.Runs, run)
+		if err := save(); err != nil {
+			return err
+		}
 		complete := len(want) == len(beamOutputs)
 
 		for _, r := range runners {
@@ -233,6 +242,9 @@ func runBeam(res *beamResults, ns []int, runners []string, seed uint64, work str
 			}
 			os.RemoveAll(out)
 			size.Runs = append(size.Runs, run)
+			if err := save(); err != nil {
+				return err
+			}
 		}
 		os.Remove(corpus)
 	}
