@@ -1,9 +1,8 @@
 // Command simidx-beam runs simidx dedup as an Apache Beam pipeline: in
 // this process with the Prism runner (the default) or the direct runner,
-// or on Flink, Spark or
-// Dataflow with --runner and the runner's flags. It writes the JSON lines
-// of simidx dedup --format jsonl --emit pairs, clusters, keep and drop to
-// the --output directory (see docs/scale.md).
+// or on Flink, Spark or Dataflow with --runner and the runner's flags. It
+// writes the JSON lines of simidx dedup --format jsonl --emit pairs,
+// clusters, keep and drop to the --output directory (see docs/scale.md).
 package main
 
 import (
