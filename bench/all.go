@@ -42,6 +42,10 @@ type allConfig struct {
 	// Ingest and IngestBefore are the results of ingest -json on this
 	// revision and on an earlier one.
 	Ingest, IngestBefore *ingestResults
+	// Beam are the results of a run of the beam subcommand (simidx-beam
+	// against simidx dedup), for their section; without them the
+	// section says how to run it.
+	Beam *beamResults
 }
 
 // report collects every result of `all`.
@@ -53,6 +57,9 @@ type report struct {
 	Scripts *scriptsResult   // simplified and traditional Chinese, Russian exact groups
 	Planted []*plantedResult
 	Linkage []linkageRow // the clusters of dedup by linkage
+	// Keys are the keys of simidx-beam over the corpora, extrapolated to
+	// 10^9 documents.
+	Keys *keysResults
 	// Recommend are the settings simidx bench recommends on shared
 	// corpora.
 	Recommend []recommendRow
@@ -81,6 +88,7 @@ func allMain(args []string) error {
 	ingestRes := fset.String("ingest-results", "", "the results that `FILE`, written by ingest -json, holds, for the section on ingest on all cores (default: a note on how to run it)")
 	ingestBefore := fset.String("ingest-before", "", "results of ingest -json on an earlier revision (`FILE`), shown beside --ingest-results")
 	pagesResults := fset.String("pages-results", "", "the results that `FILE`, written by pages -json, holds, for the section on the report and the serve page in a browser (default: a note on how to run it)")
+	beamResults := fset.String("beam-results", "", "the results that `FILE`, written by beam -json, holds, for the section on simidx-beam against simidx dedup (default: a note on how to run it)")
 	fset.Parse(args)
 	if *corpora == "" {
 		return fmt.Errorf("all: --corpora is required")
@@ -115,6 +123,13 @@ func allMain(args []string) error {
 			return fmt.Errorf("all: --pages-results: %w", err)
 		}
 		cfg.Pages = res
+	}
+	if *beamResults != "" {
+		res, err := readBeamResults(*beamResults)
+		if err != nil {
+			return fmt.Errorf("all: --beam-results: %w", err)
+		}
+		cfg.Beam = res
 	}
 	s := *sizes
 	if s == "" {
@@ -216,6 +231,16 @@ func runAll(cfg allConfig, logw io.Writer) (*report, error) {
 		}); err != nil {
 			return nil, err
 		}
+	}
+	if err := step("keys at 10^9", func() error {
+		var err error
+		r.Keys, err = runKeys(cfg.Corpora)
+		if err == nil {
+			r.Keys.Command = "cd bench && go run . keys -corpora " + cfg.Corpora
+		}
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	if err := step("simidx bench recommends", func() error {
 		bin, dir, err := recommendBinary()
@@ -456,6 +481,8 @@ func (r *report) markdown(w io.Writer) {
 	writeIngestSection(w, r.Cfg.Ingest, r.Cfg.IngestBefore)
 	writeServeSection(w, r.Cfg.Serve)
 	writePagesSection(w, r.Cfg.Pages)
+	writeBeamSection(w, r.Cfg.Beam)
+	writeKeysSection(w, r.Keys)
 	r.writeFeatures(w)
 }
 

@@ -265,7 +265,7 @@ func TestAllQuick(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	start := time.Now()
-	r, err := runAll(allConfig{Corpora: dir, Out: out, Quick: true, Sizes: []int{2000}, Command: "test", Serve: testServeResults(), Pages: testPagesResults()}, io.Discard)
+	r, err := runAll(allConfig{Corpora: dir, Out: out, Quick: true, Sizes: []int{2000}, Command: "test", Serve: testServeResults(), Pages: testPagesResults(), Beam: testBeamResults()}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,6 +279,7 @@ func TestAllQuick(t *testing.T) {
 		"| spdx-licenses | center, input order |", "## simidx bench recommends\n", "| spdx-licenses | ", "### Index: queries, bulk load, Pairs",
 		"### simidx index end to end", "## Simhash feature choices", "corpora not found", "same pairs as the in-memory sort-based join",
 		"### Go benchmarks of the index and the server", "**QueryFingerprint: the table level.**", serveResultsIntro,
+		beamHeading + "\n", keysHeading + "\n", "| spdx-licenses | 5 blocks, 10 tables,",
 		"| add | add | *cur/base* |  | 1.11x | 1.11x | 0.50x | 0.50x | 0.50x |  |  |  |  |\n"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("benchmarks.md lacks %q", want)

@@ -15,7 +15,8 @@
 //	go run . serve [-n 1000000] [-texts 10000] [-clients 16] [-duration 10s] [-phases query,add,mixed] [-keep PATH] [-baseline REV] [-json FILE]
 //	go run . fsync [-busy N] [-dir DIR]
 //	go run . pages [-clusters 10000] [-rounds 5] [-shots ../docs] [-json FILE] [-md FILE] [-from FILE]
-//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE] [--pages-results FILE] [--ingest-results FILE] [--ingest-before FILE]
+//	go run . beam [-n 100000,1000000] [-runners prism,direct] [-max-rss GB] [-json FILE]
+//	go run . all --corpora DIR [--quick] [--out DIR] [--sizes 1e4,1e5] [--serve-results FILE] [--pages-results FILE] [--ingest-results FILE] [--ingest-before FILE] [--beam-results FILE]
 //
 // index: loads n random 64-bit fingerprints into a new index, then reports
 // load time, bytes on disk, query latency (p50/p99) beside a brute-force
@@ -74,10 +75,16 @@
 // -md rewrites their section of a benchmarks.md (with -from, from the
 // results of an earlier run, measuring nothing).
 //
+// beam: simidx-beam (the Beam pipeline of simidx dedup, module beam/)
+// on Prism and the direct runner against simidx dedup on generated
+// corpora: wall time, peak resident memory and the sorted outputs
+// compared; -json writes its results, which all --beam-results puts in
+// the report.
+//
 // fsync: a probe of the fdatasync of an append, alone and beside busy
 // threads, which bounds the durable adds of simidx serve.
 //
-// all: runs everything but serve, pages and fsync on the corpora of a directory
+// all: runs everything but serve, pages, beam and fsync on the corpora of a directory
 // and writes docs/benchmarks.md and the SVG charts of docs/charts.
 //
 // Corpora are JSONL files of {"id", "text"} objects, as written by

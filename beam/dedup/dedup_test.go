@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,8 +15,10 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	//lint:ignore SA1019 the direct runner is deprecated for Prism, but --runner direct runs it: tested here.
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/direct"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
-	"github.com/simidx/simidx/internal/eval"
+	"github.com/simidx/simidx/beam/internal/gencorpus"
 	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/testcorpus"
 	"github.com/spf13/pflag"
@@ -85,9 +85,16 @@ func ruleFor(t *testing.T, args []string) Rule {
 	return r
 }
 
-// runPipeline runs the pipeline on inputs with the dedup flags args and
-// returns its output directory.
+// runPipeline runs the pipeline on inputs with the dedup flags args on
+// the test's runner (Prism unless --runner says otherwise) and returns its
+// output directory.
 func runPipeline(t *testing.T, inputs []string, args []string, maxGroup, rounds int) string {
+	t.Helper()
+	return runPipelineOn(t, ptest.Run, inputs, args, maxGroup, rounds)
+}
+
+// runPipelineOn runs the pipeline with run.
+func runPipelineOn(t *testing.T, run func(*beam.Pipeline) error, inputs []string, args []string, maxGroup, rounds int) string {
 	t.Helper()
 	files, err := ListInputs(context.Background(), inputs, FormatAuto)
 	if err != nil {
@@ -100,7 +107,7 @@ func runPipeline(t *testing.T, inputs []string, args []string, maxGroup, rounds 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := ptest.Run(p); err != nil {
+	if err := run(p); err != nil {
 		t.Fatal(err)
 	}
 	return out
@@ -189,6 +196,29 @@ func TestSameAsDedupLicenses(t *testing.T) {
 	}
 }
 
+// TestSameAsDedupDirect runs the pipeline on the licences with the Go
+// SDK's direct runner (--runner direct), with the defaults and with
+// groups of more than 8 texts split into blocks, and compares every
+// output with simidx dedup's.
+func TestSameAsDedupDirect(t *testing.T) {
+	in := []string{gencorpus.LicensesDir()}
+	run := func(p *beam.Pipeline) error {
+		_, err := direct.Execute(context.Background(), p)
+		return err
+	}
+	for _, c := range []struct {
+		args     []string
+		maxGroup int
+	}{
+		{nil, DefaultMaxGroup},
+		{[]string{"--linkage", "single"}, 2},
+	} {
+		t.Run(fmt.Sprintf("%v max-group %d", c.args, c.maxGroup), func(t *testing.T) {
+			checkSame(t, runPipelineOn(t, run, in, c.args, c.maxGroup, DefaultRounds), in, c.args)
+		})
+	}
+}
+
 // TestSameAsDedupSample runs the pipeline on the multilingual sample,
 // gzipped, and the licences: two inputs, so that file IDs have the
 // input's prefix.
@@ -215,81 +245,6 @@ func writeGzip(t *testing.T, path string, b []byte) {
 	}
 }
 
-// generate writes a corpus of n documents in JSON lines: words of real
-// texts (the sample and the licences) drawn at random, a third of them with
-// planted near duplicates (internal/eval edits), some exact copies,
-// repeated IDs (and IDs such as x#2 that a rename would take), empty
-// texts, and a boilerplate text edited into 200 versions (a hot key: a
-// clique of 20,000 pairs whatever n).
-func generate(t *testing.T, path string, n int, seed uint64) {
-	t.Helper()
-	var words []string
-	docs, err := testcorpus.Load(testcorpus.SamplePath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range docs {
-		words = append(words, strings.Fields(d.Text)...)
-	}
-	files, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "licenses", "*.txt"))
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		words = append(words, strings.Fields(string(b))...)
-	}
-	rng := rand.New(rand.NewPCG(seed, 23))
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	type doc struct {
-		ID   string `json:"id"`
-		Text string `json:"text"`
-	}
-	boiler := strings.Join(words[100:160], " ")
-	var texts []string
-	boilers := 0
-	for i := range n {
-		id := "d" + strconv.Itoa(i)
-		var text string
-		switch r := rng.IntN(100); {
-		case r < 30 && len(texts) > 0: // a near duplicate of an earlier text
-			e := eval.Edits[rng.IntN(len(eval.Edits))]
-			text = eval.Apply(rng, texts[rng.IntN(len(texts))], e, 0.02+rng.Float64()*0.1)
-		case r < 35 && len(texts) > 0: // an exact copy, or one with other spacing and case
-			text = texts[rng.IntN(len(texts))]
-			if rng.IntN(2) == 0 {
-				text = strings.ToUpper(text) + "  "
-			}
-		case r < 40 && boilers < 200: // the boilerplate, edited a little: a hot key
-			text = eval.Apply(rng, boiler, eval.Substitute, 0.02)
-			boilers++
-		case r < 41:
-			text = "  ,. "
-		default:
-			// Real words drawn at random: windows of the texts would
-			// overlap and pair with each other, a chain through the
-			// whole corpus once it outgrows them.
-			ws := make([]string, 5+rng.IntN(300))
-			for j := range ws {
-				ws[j] = words[rng.IntN(len(words))]
-			}
-			text = strings.Join(ws, " ")
-		}
-		texts = append(texts, text)
-		switch r := rng.IntN(200); {
-		case r == 0 && i > 0: // a repeated ID
-			id = "d" + strconv.Itoa(rng.IntN(i))
-		case r == 1 && i > 0: // the ID a rename would give
-			id = "d" + strconv.Itoa(rng.IntN(i)) + "#2"
-		}
-		enc.Encode(doc{ID: id, Text: text})
-	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestSameAsDedupGenerated compares the pipeline with simidx dedup on a
 // generated corpus of planted near duplicates (SIMIDX_BEAM_N documents,
 // default 4,000; SIMIDX_BEAM_CORPUS keeps it), with the default group limit and with groups of more
@@ -308,7 +263,9 @@ func TestSameAsDedupGenerated(t *testing.T) {
 	if path == "" {
 		path = filepath.Join(t.TempDir(), "corpus.jsonl")
 	}
-	generate(t, path, n, 7)
+	if err := gencorpus.WriteFile(path, n, 7); err != nil {
+		t.Fatal(err)
+	}
 	in := []string{path}
 	for _, c := range []struct {
 		args     []string

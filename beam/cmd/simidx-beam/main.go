@@ -1,8 +1,8 @@
 // Command simidx-beam runs simidx dedup as an Apache Beam pipeline: in
-// this process with the Prism runner (the default), or on Flink, Spark or
-// Dataflow with --runner and the runner's flags. It writes the JSON lines
-// of simidx dedup --format jsonl --emit pairs, clusters, keep and drop to
-// the --output directory (see docs/scale.md).
+// this process with the Prism runner (the default) or the direct runner,
+// or on Flink, Spark or Dataflow with --runner and the runner's flags. It
+// writes the JSON lines of simidx dedup --format jsonl --emit pairs,
+// clusters, keep and drop to the --output directory (see docs/scale.md).
 package main
 
 import (
@@ -35,8 +35,9 @@ gzip is read by its magic bytes. The input order (of --keep first and of
 the #2 suffixes of repeated IDs) is the order of the inputs, then of the
 files, then of the lines.
 
-It runs in this process with Prism (--runner prism, the default); the same
-pipeline runs on Flink, Spark or Dataflow with --runner universal
+It runs in this process with Prism (--runner prism, the default) or the Go
+SDK's direct runner (--runner direct), both holding every collection in
+memory; the same pipeline runs on Flink, Spark or Dataflow with --runner universal
 --endpoint HOST:PORT, or --runner dataflow and its flags (docs/scale.md).
 The settings flags are simidx dedup's. Beam's own flags (--runner,
 --endpoint, --job_name, --environment_type, ...) are listed after them.
