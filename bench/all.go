@@ -85,7 +85,7 @@ func allMain(args []string) error {
 	out := fset.String("out", "../docs", "directory for benchmarks.md and charts/")
 	sizes := fset.String("sizes", "", "index sizes, comma-separated (default 1e4,1e5,1e6,1e7; quick 1e4,1e5)")
 	serveResults := fset.String("serve-results", "", "the results that `FILE`, written by serve -json, holds, for the section on simidx serve under load (default: a note on how to run it)")
-	ingestRes := fset.String("ingest-results", "", "the results that `FILE`, written by ingest -json, holds, for the section on ingest on all cores (default: a note on how to run it)")
+	ingestRes := fset.String("ingest-results", "", "the results that `FILES` (comma-separated, one run of ingest -json each) hold, for the section on ingest on all cores (default: a note on how to run it)")
 	ingestBefore := fset.String("ingest-before", "", "results of ingest -json on an earlier revision (`FILE`), shown beside --ingest-results")
 	pagesResults := fset.String("pages-results", "", "the results that `FILE`, written by pages -json, holds, for the section on the report and the serve page in a browser (default: a note on how to run it)")
 	beamResults := fset.String("beam-results", "", "the results that `FILE`, written by beam -json, holds, for the section on simidx-beam against simidx dedup (default: a note on how to run it)")

@@ -35,7 +35,7 @@ func TestIngestSection(t *testing.T) {
 	}
 	var out strings.Builder
 	writeIngestSection(&out, got, got)
-	for _, want := range []string{"| mixed-300mb | `simidx index` | 2 | 0.50 s | 4.0 | 2.0 | 20% | 20 | 2.00x | 60 MB | 1000 |", "1s 50% f", "earlier revision"} {
+	for _, want := range []string{"| mixed-300mb | `simidx index` | 2 | 1 | 0.50 s | 4.0 | 2.0 | 20% | 20 | 2.00x | 60 MB | 1000 |", "1s 50% f", "earlier revision"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the section lacks %q:\n%s", want, out.String())
 		}
