@@ -602,6 +602,10 @@ func ingestCorpusDoc(name string) string {
 	return ""
 }
 
+// ingestSerial says which stages of a load run on one goroutine, as the
+// profiles show.
+const ingestSerial = "Two stages of a load run on one goroutine each and bound the speed-up from a second core: decoding the JSON lines (`encoding/json` in the input reader: `checkValid`, `unquoteBytes`, `stateInString` in the profiles) and, at the end of a load into a new index, writing the sorted band postings into bbolt, one put per band key (`cmpbody`, `Inode.Key`: the B+tree's search on each put; 14 keys a long text, 34 a short one with the short-text layer)."
+
 // readIngestResults reads the results that ingest -json wrote to the
 // comma-separated paths, one run each (for example one per corpus), as
 // one: their commands joined, their rows in turn. They must be of one
@@ -663,6 +667,8 @@ func writeIngestSection(w io.Writer, r, before *ingestResults) {
 	fmt.Fprintln(w, "`simidx index` and `simidx dedup` on two corpora that the harness builds from the corpora directory: reading and decoding the JSONL, the analysis and the writing overlap (a goroutine reads, the workers analyse, the caller writes), and a new index's band postings are sorted externally within `--memory` (128 MiB by default) and written once in key order.")
 	fmt.Fprintln(w)
 	r.writeMarkdown(w)
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, ingestSerial)
 	if before != nil {
 		fmt.Fprintf(w, "\n#### The same measurement of an earlier revision\n\n")
 		before.writeMarkdown(w)
