@@ -30,7 +30,13 @@ func (x *Index) probeText(text []byte) (docProbe, error) {
 	a := x.getAnalyzer()
 	defer x.pool.Put(a)
 	an := a.analyze(text)
-	return docProbe{p: probe{fp: an.fp, text: true, exact: an.exact, sig: slices.Clone(an.sig),
+	// The signature as a record holds it (flagSig32): a probe of a text
+	// and the probe of its stored document are the same.
+	sig := slices.Clone(an.sig)
+	for i, v := range sig {
+		sig[i] = uint64(uint32(v))
+	}
+	return docProbe{p: probe{fp: an.fp, text: true, exact: an.exact, sig: sig,
 		bands: slices.Clone(an.bands), set: slices.Clone(an.set), short: slices.Clone(an.short), shingles: slices.Clone(an.shingles), self: -1},
 		valid: true, akey: x.akey}, nil
 }
