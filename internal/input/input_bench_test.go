@@ -1,12 +1,17 @@
 package input
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/simidx/simidx/internal/console"
 )
@@ -95,4 +100,106 @@ func BenchmarkReadTree(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkParseJSONLine decodes lines of JSON lines made of the sample
+// texts, by ParseJSONLine (new) and by encoding/json (old), which it
+// decodes a line with that is no document: the licences, nearly all
+// ASCII (ascii); the multilingual sample's texts not in English, as UTF-8
+// (utf8) and with every other character escaped as \uXXXX, as Python
+// writes JSON by default (escaped). The bytes per second are bytes of
+// lines.
+func BenchmarkParseJSONLine(b *testing.B) {
+	names, err := filepath.Glob(filepath.Join(licenses, "*.txt"))
+	if err != nil || len(names) == 0 {
+		b.Fatal("no sample texts", err)
+	}
+	var ascii []string
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ascii = append(ascii, string(data))
+	}
+	data, err := os.ReadFile(filepath.Join("..", "..", "shingle", "testdata", "sample.jsonl"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var intl []string
+	for line := range bytes.Lines(data) {
+		var d struct{ Lang, Text string }
+		if err := json.Unmarshal(line, &d); err != nil {
+			b.Fatal(err)
+		}
+		if d.Lang != "en" && d.Text != "" {
+			// Documents of a few kB, as the English ones.
+			intl = append(intl, strings.Repeat(d.Text+"\n", 4096/len(d.Text)+1))
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		texts  []string
+		escape bool
+	}{
+		{"ascii", ascii, false},
+		{"utf8", intl, false},
+		{"escaped", intl, true},
+	} {
+		var lines [][]byte
+		var size int64
+		for i, text := range tc.texts {
+			line := jsonLine(b, fmt.Sprintf("sample:%d", i), text, tc.escape)
+			lines = append(lines, line)
+			size += int64(len(line))
+		}
+		for _, parse := range []struct {
+			name  string
+			parse func(line []byte, idField, textField string) (string, []byte, string)
+		}{
+			{"old", parseJSONLineSlowly},
+			{"new", ParseJSONLine},
+		} {
+			b.Run(tc.name+"/"+parse.name, func(b *testing.B) {
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, line := range lines {
+						if _, _, problem := parse.parse(line, "id", "text"); problem != "" {
+							b.Fatal(problem)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// jsonLine returns the line of JSON lines of a document, with every
+// character beyond ASCII escaped if escape is set.
+func jsonLine(b *testing.B, id, text string, escape bool) []byte {
+	line, err := json.Marshal(struct {
+		ID   string `json:"id"`
+		Lang string `json:"lang"`
+		Text string `json:"text"`
+	}{id, "xx", text})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !escape {
+		return line
+	}
+	var esc []byte
+	for _, r := range string(line) {
+		switch {
+		case r < utf8.RuneSelf:
+			esc = append(esc, byte(r))
+		case r > 0xffff:
+			r1, r2 := utf16.EncodeRune(r)
+			esc = fmt.Appendf(esc, `\u%04x\u%04x`, r1, r2)
+		default:
+			esc = fmt.Appendf(esc, `\u%04x`, r)
+		}
+	}
+	return esc
 }
