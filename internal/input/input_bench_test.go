@@ -102,14 +102,78 @@ func BenchmarkReadTree(b *testing.B) {
 	}
 }
 
-// BenchmarkParseJSONLine decodes lines of JSON lines made of the sample
-// texts, by ParseJSONLine (new) and by encoding/json (old), which it
-// decodes a line with that is no document: the licences, nearly all
-// ASCII (ascii); the multilingual sample's texts not in English, as UTF-8
-// (utf8) and with every other character escaped as \uXXXX, as Python
-// writes JSON by default (escaped). The bytes per second are bytes of
-// lines.
+// BenchmarkReadJSONL reads a file of JSON lines through the input layer,
+// as simidx index reads it: the lines of BenchmarkParseJSONLine, 8 times.
+// The bytes per second are bytes of the file.
+func BenchmarkReadJSONL(b *testing.B) {
+	var data []byte
+	lines := sampleLines(b)
+	for range 8 {
+		for _, kind := range []string{"ascii", "utf8", "escaped"} {
+			for _, line := range lines[kind] {
+				data = append(append(data, line...), '\n')
+			}
+		}
+	}
+	dir := b.TempDir()
+	writeBytes(b, dir, map[string][]byte{"docs.jsonl": data})
+	flags := Flags{format: Auto, idField: "id", textField: "text", maxSize: -1, maxMember: defaultMaxMember, maxArchive: defaultMaxArchive}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := Open([]string{filepath.Join(dir, "docs.jsonl")}, flags, nil, console.New(io.Discard, "bench"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, err := range r.All(context.Background()) {
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if r.Skipped() != 0 {
+			b.Fatalf("%d skipped", r.Skipped())
+		}
+	}
+}
+
+// BenchmarkParseJSONLine decodes the lines of sampleLines, of each kind,
+// by ParseJSONLine (new) and by encoding/json (old), which decodes a line
+// that is no document. The bytes per second are bytes of lines.
 func BenchmarkParseJSONLine(b *testing.B) {
+	for _, kind := range []string{"ascii", "utf8", "escaped"} {
+		lines := sampleLines(b)[kind]
+		var size int64
+		for _, line := range lines {
+			size += int64(len(line))
+		}
+		for _, parse := range []struct {
+			name  string
+			parse func(line []byte, idField, textField string) (string, []byte, string)
+		}{
+			{"old", parseJSONLineSlowly},
+			{"new", ParseJSONLine},
+		} {
+			b.Run(kind+"/"+parse.name, func(b *testing.B) {
+				b.SetBytes(size)
+				b.ReportAllocs()
+				for b.Loop() {
+					for _, line := range lines {
+						if _, _, problem := parse.parse(line, "id", "text"); problem != "" {
+							b.Fatal(problem)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// sampleLines returns lines of JSON lines made of the sample texts, by
+// kind: the licences, nearly all ASCII (ascii); the multilingual sample's
+// texts not in English, repeated to a few kB, as UTF-8 (utf8) and with
+// every character beyond ASCII escaped as \uXXXX, as Python writes JSON
+// by default (escaped).
+func sampleLines(b *testing.B) map[string][][]byte {
 	names, err := filepath.Glob(filepath.Join(licenses, "*.txt"))
 	if err != nil || len(names) == 0 {
 		b.Fatal("no sample texts", err)
@@ -137,6 +201,7 @@ func BenchmarkParseJSONLine(b *testing.B) {
 			intl = append(intl, strings.Repeat(d.Text+"\n", 4096/len(d.Text)+1))
 		}
 	}
+	lines := map[string][][]byte{}
 	for _, tc := range []struct {
 		name   string
 		texts  []string
@@ -146,33 +211,11 @@ func BenchmarkParseJSONLine(b *testing.B) {
 		{"utf8", intl, false},
 		{"escaped", intl, true},
 	} {
-		var lines [][]byte
-		var size int64
 		for i, text := range tc.texts {
-			line := jsonLine(b, fmt.Sprintf("sample:%d", i), text, tc.escape)
-			lines = append(lines, line)
-			size += int64(len(line))
-		}
-		for _, parse := range []struct {
-			name  string
-			parse func(line []byte, idField, textField string) (string, []byte, string)
-		}{
-			{"old", parseJSONLineSlowly},
-			{"new", ParseJSONLine},
-		} {
-			b.Run(tc.name+"/"+parse.name, func(b *testing.B) {
-				b.SetBytes(size)
-				b.ReportAllocs()
-				for b.Loop() {
-					for _, line := range lines {
-						if _, _, problem := parse.parse(line, "id", "text"); problem != "" {
-							b.Fatal(problem)
-						}
-					}
-				}
-			})
+			lines[tc.name] = append(lines[tc.name], jsonLine(b, fmt.Sprintf("sample:%d", i), text, tc.escape))
 		}
 	}
+	return lines
 }
 
 // jsonLine returns the line of JSON lines of a document, with every
