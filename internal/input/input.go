@@ -695,7 +695,8 @@ func (r *Reader) readLines(in source, name, format string, br *bufio.Reader, sen
 		limit = maxJSONLine
 	}
 	for n := 1; ; n++ {
-		line, long, read, err := ReadLine(br, limit)
+		// The line is not kept: a document's ID and text are copies.
+		line, long, read, err := readLine(br, limit, false)
 		r.bytes.Add(read)
 		if long {
 			if format == JSONL {
@@ -735,8 +736,14 @@ func (r *Reader) readLines(in source, name, format string, br *bufio.Reader, sen
 
 // ReadLine reads a line of br, with its newline, if it is at most limit
 // bytes long; a longer line is read to its end and dropped (long). read is
-// the number of bytes read.
+// the number of bytes read. line is a slice of its own.
 func ReadLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, err error) {
+	return readLine(br, limit, true)
+}
+
+// readLine is ReadLine; without own, a line that fits in br's buffer is
+// returned in it, valid until the next read of br, not copied.
+func readLine(br *bufio.Reader, limit int, own bool) (line []byte, long bool, read int64, err error) {
 	for {
 		chunk, e := br.ReadSlice('\n')
 		read += int64(len(chunk))
@@ -745,7 +752,10 @@ func ReadLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, 
 				long, line = true, nil
 			} else if line == nil && e != bufio.ErrBufferFull {
 				// The usual case: the line fits in the buffer.
-				line = bytes.Clone(chunk)
+				line = chunk
+				if own {
+					line = bytes.Clone(chunk)
+				}
 			} else {
 				line = append(line, chunk...)
 			}
