@@ -2,8 +2,14 @@ package input
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/simidx/simidx/internal/console"
 )
 
 // jsonLineSeeds are lines of JSON lines, valid and not, that exercise
@@ -184,4 +190,41 @@ func FuzzParseJSONLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte, idField, textField string) {
 		checkJSONLine(t, line, idField, textField)
 	})
+}
+
+// TestReadLinesText checks that the documents of lines, read in the
+// reader's buffer, keep their texts once the buffer is read over.
+func TestReadLinesText(t *testing.T) {
+	var jsonl, lines bytes.Buffer
+	var want []string
+	for i := range 5000 {
+		text := fmt.Sprintf("text %d %s", i, strings.Repeat("x", i%50))
+		want = append(want, text)
+		fmt.Fprintf(&jsonl, "{\"id\":%d,\"text\":%q}\n", i, text)
+		fmt.Fprintf(&lines, "%s\n", text)
+	}
+	dir := t.TempDir()
+	writeBytes(t, dir, map[string][]byte{"d.jsonl": jsonl.Bytes(), "d.txt": lines.Bytes()})
+	for _, tc := range []struct{ file, format string }{{"d.jsonl", JSONL}, {"d.txt", Lines}} {
+		flags := parseFlags(t, "--input", tc.format)
+		r, err := Open([]string{filepath.Join(dir, tc.file)}, flags, nil, console.New(io.Discard, "test"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var texts [][]byte
+		for d, err := range r.All(context.Background()) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			texts = append(texts, d.Text)
+		}
+		if len(texts) != len(want) {
+			t.Fatalf("%s: %d documents, want %d", tc.file, len(texts), len(want))
+		}
+		for i, text := range texts {
+			if string(text) != want[i] {
+				t.Fatalf("%s: document %d is %q, want %q", tc.file, i, text, want[i])
+			}
+		}
+	}
 }
