@@ -27,9 +27,11 @@ const maxDepth = 10000
 // field, or if its text field is not a string: the caller may decode it
 // otherwise to say why.
 //
-// It costs one pass over line, plus one over the text to copy it, and no
-// allocation but the text's (and a name's, if one with escapes is longer
-// than 64 bytes, or the nesting is deeper than 64 levels).
+// It costs one pass over line, plus one over the text to decode it (runs
+// without escapes copied whole), and one to check a text beyond ASCII as
+// UTF-8; and no allocation but the text's, sized from the value as
+// written (and a name's with escapes longer than 64 bytes, or a stack of
+// arrays and objects nested deeper than 64 levels).
 func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool) {
 	var (
 		t       str // the text field's value
@@ -169,23 +171,28 @@ func scanString(b []byte, i int) (s str, ok bool) {
 			return s, true
 		case c == '\\':
 			s.esc = true
-			if j+1 == len(b) {
-				return s, false
-			}
-			switch b[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j += 2
-				saved++
-			case 'u':
+			// Escapes come in runs, as in text with every letter escaped.
+			for j < len(b) && b[j] == '\\' {
+				if j+1 == len(b) {
+					return s, false
+				}
+				switch b[j+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					j += 2
+					saved++
+					continue
+				case 'u':
+				default:
+					return s, false
+				}
 				if j+6 > len(b) {
 					return s, false
 				}
 				r := hex4(b[j+2 : j+6])
-				if r < 0 {
-					return s, false
-				}
 				j += 6
 				switch {
+				case r < 0:
+					return s, false
 				case r < 0x80:
 					saved += 5
 				case r < 0x800:
@@ -193,8 +200,6 @@ func scanString(b []byte, i int) (s str, ok bool) {
 				default: // a surrogate counts as U+FFFD: a pair is 4 bytes, fewer
 					saved += 3
 				}
-			default:
-				return s, false
 			}
 		case c < 0x20:
 			return s, false
@@ -245,9 +250,18 @@ func unquote(dst, s []byte, esc, fix bool) []byte {
 	}
 	for len(s) > 0 {
 		if s[0] != '\\' {
-			n := bytes.IndexByte(s, '\\')
-			if n < 0 {
-				n = len(s)
+			// A run between escapes: a short one (a space between
+			// escaped words) found byte by byte.
+			n := 1
+			for n < len(s) && n < 16 && s[n] != '\\' {
+				n++
+			}
+			if n == 16 {
+				if k := bytes.IndexByte(s[n:], '\\'); k < 0 {
+					n = len(s)
+				} else {
+					n += k
+				}
 			}
 			dst = appendRun(dst, s[:n], fix)
 			s = s[n:]
@@ -260,7 +274,14 @@ func unquote(dst, s []byte, esc, fix bool) []byte {
 		}
 		r := hex4(s[2:6])
 		s = s[6:]
-		if utf16.IsSurrogate(r) {
+		switch {
+		case r < utf8.RuneSelf:
+			dst = append(dst, byte(r))
+			continue
+		case r < 0x800: // the letters of most alphabets: two bytes
+			dst = append(dst, 0xc0|byte(r>>6), 0x80|byte(r)&0x3f)
+			continue
+		case utf16.IsSurrogate(r):
 			r2 := rune(-1)
 			if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
 				r2 = hex4(s[2:6])
