@@ -27,18 +27,15 @@ const maxDepth = 10000
 // field, or if its text field is not a string: the caller may decode it
 // otherwise to say why.
 //
-// It costs one pass over line, plus one over the text to decode it (runs
-// without escapes copied whole), and one to check a text beyond ASCII as
-// UTF-8; and no allocation but the text's, sized from the value as
-// written (and a name's with escapes longer than 64 bytes, or a stack of
-// arrays and objects nested deeper than 64 levels).
+// It costs one pass over line, in which the text is checked and decoded
+// at once (runs without escapes copied whole), plus a search of the
+// text's closing quote and a check of a text beyond ASCII as UTF-8; and
+// no allocation but the text's, sized from its value as written (copied
+// to its size if that is less than half, as with text escaped as
+// \uXXXX), and a name's with escapes longer than 64 bytes or a stack of
+// arrays and objects nested deeper than 64 levels.
 func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool) {
-	var (
-		t       str // the text field's value
-		tStart  int // the index of its opening quote
-		hasID   bool
-		hasText bool
-	)
+	var hasID, hasText bool
 	i := SkipSpace(line, 0)
 	if i == len(line) || line[i] != '{' {
 		return nil, nil, false
@@ -62,18 +59,21 @@ func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool
 			return nil, nil, false
 		}
 		start := i
-		if line[i] == '"' {
+		switch {
+		case line[i] == '"' && isText:
+			if i, text, ok = decodeString(line, i); !ok {
+				return nil, nil, false
+			}
+			hasText = true
+		case line[i] == '"':
 			v, ok := scanString(line, i)
 			if !ok {
 				return nil, nil, false
 			}
-			if isText {
-				t, tStart, hasText = v, i, true
-			}
 			i = v.end
-		} else {
+		default:
 			if isText {
-				hasText = false // unless a later field of the name is a string
+				text, hasText = nil, false // unless a later field of the name is a string
 			}
 			if i, ok = skipValue(line, i, 1); !ok {
 				return nil, nil, false
@@ -97,13 +97,132 @@ func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool
 	if SkipSpace(line, i+1) != len(line) || !hasID || !hasText {
 		return nil, nil, false
 	}
-	s := line[tStart+1 : t.end-1]
-	fix := t.high && !utf8.Valid(s)
-	size := t.size
-	if fix {
-		size += size / 2
+	return rawID, text, true
+}
+
+// decodeString checks the JSON string at b[i], which is a quote, and
+// decodes it into a new slice, as encoding/json decodes it; end is the
+// index after it. The slice holds at most twice the string's size.
+func decodeString(b []byte, i int) (end int, s []byte, ok bool) {
+	j, ok := closingQuote(b, i)
+	if !ok {
+		return i, nil, false
 	}
-	return rawID, unquote(make([]byte, 0, size), s, t.esc, fix), true
+	raw := b[i+1 : j]
+	// The decoded string is as long as raw, or shorter, unless raw is not
+	// UTF-8.
+	s, high, ok := unquoteChecked(make([]byte, 0, len(raw)), raw, false)
+	if !ok {
+		return i, nil, false
+	}
+	if high && !utf8.Valid(raw) {
+		s, _, _ = unquoteChecked(make([]byte, 0, len(raw)+len(raw)/2), raw, true)
+	} else if len(s) < cap(s)/2 {
+		s = append(make([]byte, 0, len(s)), s...)
+	}
+	return j + 1, s, true
+}
+
+// closingQuote returns the index of the quote that closes the JSON string
+// at b[i], if the string is valid: the first quote after b[i] that is not
+// escaped, after an even number of backslashes. It costs a search of the
+// quotes of the string.
+func closingQuote(b []byte, i int) (int, bool) {
+	for j := i + 1; ; j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		n := 0
+		for b[j-1-n] == '\\' { // b[i] is a quote
+			n++
+		}
+		if n%2 == 0 {
+			return j, true
+		}
+	}
+}
+
+// unquoteChecked appends to dst the bytes s between the quotes of a JSON
+// string, decoded as encoding/json decodes them; ok is false if they are
+// not valid JSON. fix says s is not valid UTF-8, and that each byte that
+// is not UTF-8 is to become U+FFFD. high says s holds bytes of 0x80 or
+// more. It costs one pass over s; runs without escapes are copied whole.
+func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
+	var or uint64 // the bytes of the runs without escapes, or'ed
+	for {
+		n := 0
+		for n+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[n:])
+			if m := special(x); m != 0 {
+				k := bits.TrailingZeros64(m) / 8
+				or |= x & (1<<(8*k) - 1)
+				n += k
+				break
+			}
+			or |= x
+			n += 8
+		}
+		if n+8 > len(s) {
+			for n < len(s) && s[n] >= 0x20 && s[n] != '"' && s[n] != '\\' {
+				or |= uint64(s[n])
+				n++
+			}
+		}
+		dst = appendRun(dst, s[:n], fix)
+		s = s[n:]
+		if len(s) == 0 {
+			return dst, or&highs != 0, true
+		}
+		if s[0] != '\\' { // a quote or a control character
+			return dst, false, false
+		}
+		// Escapes come in runs, as in text with every letter escaped.
+		for len(s) > 0 && s[0] == '\\' {
+			if len(s) < 2 {
+				return dst, false, false
+			}
+			if c := s[1]; c != 'u' {
+				e := unescaped[c]
+				if e == 0 {
+					return dst, false, false
+				}
+				dst = append(dst, e)
+				s = s[2:]
+				continue
+			}
+			if len(s) < 6 {
+				return dst, false, false
+			}
+			r := hex4(s[2:6])
+			s = s[6:]
+			switch {
+			case r < 0:
+				return dst, false, false
+			case r < utf8.RuneSelf:
+				dst = append(dst, byte(r))
+				continue
+			case r < 0x800: // the letters of most alphabets: two bytes
+				dst = append(dst, 0xc0|byte(r>>6), 0x80|byte(r)&0x3f)
+				continue
+			case !utf16.IsSurrogate(r): // three bytes
+				dst = append(dst, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
+				continue
+			default:
+				r2 := rune(-1)
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					r2 = hex4(s[2:6]) // checked as the next escape if not a pair
+				}
+				// A high surrogate and a low one make a pair; anything
+				// else is U+FFFD, and what follows is read on its own.
+				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
+					s = s[6:]
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		}
+	}
 }
 
 // matchName reports whether the name of a field, k the bytes between its
@@ -113,14 +232,13 @@ func matchName(k []byte, ks str, idName, textName string) (isID, isText bool) {
 		return string(k) == idName, string(k) == textName
 	}
 	var buf [64]byte
-	name := unquote(buf[:0], k, ks.esc, ks.high && !utf8.Valid(k))
+	name, _, _ := unquoteChecked(buf[:0], k, ks.high && !utf8.Valid(k))
 	return string(name) == idName, string(name) == textName
 }
 
 // str describes a JSON string as scanString read it.
 type str struct {
 	end  int  // the index after its closing quote
-	size int  // its size decoded, if it is valid UTF-8, or more
 	esc  bool // it holds escapes
 	high bool // it holds bytes of 0x80 or more
 }
@@ -147,7 +265,6 @@ func special(x uint64) uint64 {
 func scanString(b []byte, i int) (s str, ok bool) {
 	j := i + 1
 	var or uint64 // the bytes seen outside escapes, or'ed
-	saved := 0    // bytes of escapes beyond the size of what they stand for
 	for {
 		for j+8 <= len(b) {
 			x := binary.LittleEndian.Uint64(b[j:])
@@ -166,7 +283,6 @@ func scanString(b []byte, i int) (s str, ok bool) {
 		switch c := b[j]; {
 		case c == '"':
 			s.end = j + 1
-			s.size = j - i - 1 - saved
 			s.high = or&highs != 0
 			return s, true
 		case c == '\\':
@@ -179,7 +295,6 @@ func scanString(b []byte, i int) (s str, ok bool) {
 				switch b[j+1] {
 				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 					j += 2
-					saved++
 					continue
 				case 'u':
 				default:
@@ -188,18 +303,10 @@ func scanString(b []byte, i int) (s str, ok bool) {
 				if j+6 > len(b) {
 					return s, false
 				}
-				r := hex4(b[j+2 : j+6])
-				j += 6
-				switch {
-				case r < 0:
+				if hex4(b[j+2:j+6]) < 0 {
 					return s, false
-				case r < 0x80:
-					saved += 5
-				case r < 0x800:
-					saved += 4
-				default: // a surrogate counts as U+FFFD: a pair is 4 bytes, fewer
-					saved += 3
 				}
+				j += 6
 			}
 		case c < 0x20:
 			return s, false
@@ -239,63 +346,6 @@ func hex4(b []byte) rune {
 
 // unescaped maps the letter of an escape other than \u to its byte.
 var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
-
-// unquote appends to dst the bytes s of a valid JSON string between its
-// quotes, decoded as encoding/json decodes them. esc says s holds escapes;
-// fix says it is not valid UTF-8, and that each byte that is not UTF-8 is
-// to become U+FFFD. Runs without escapes are copied whole.
-func unquote(dst, s []byte, esc, fix bool) []byte {
-	if !esc {
-		return appendRun(dst, s, fix)
-	}
-	for len(s) > 0 {
-		if s[0] != '\\' {
-			// A run between escapes: a short one (a space between
-			// escaped words) found byte by byte.
-			n := 1
-			for n < len(s) && n < 16 && s[n] != '\\' {
-				n++
-			}
-			if n == 16 {
-				if k := bytes.IndexByte(s[n:], '\\'); k < 0 {
-					n = len(s)
-				} else {
-					n += k
-				}
-			}
-			dst = appendRun(dst, s[:n], fix)
-			s = s[n:]
-			continue
-		}
-		if c := s[1]; c != 'u' {
-			dst = append(dst, unescaped[c])
-			s = s[2:]
-			continue
-		}
-		r := hex4(s[2:6])
-		s = s[6:]
-		switch {
-		case r < utf8.RuneSelf:
-			dst = append(dst, byte(r))
-			continue
-		case r < 0x800: // the letters of most alphabets: two bytes
-			dst = append(dst, 0xc0|byte(r>>6), 0x80|byte(r)&0x3f)
-			continue
-		case utf16.IsSurrogate(r):
-			r2 := rune(-1)
-			if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-				r2 = hex4(s[2:6])
-			}
-			// A high surrogate and a low one make a pair; anything else
-			// is U+FFFD, and what follows is read on its own.
-			if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
-				s = s[6:]
-			}
-		}
-		dst = utf8.AppendRune(dst, r)
-	}
-	return dst
-}
 
 // appendRun appends to dst the bytes of s, each byte that is not UTF-8
 // replaced with U+FFFD if fix is set.

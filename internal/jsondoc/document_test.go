@@ -72,6 +72,7 @@ func TestDocument(t *testing.T) {
 		ok             bool
 	}{
 		{`{"id":"a","text":"b"}`, `"a"`, "b", true},
+		{`{"id":"a","text":"\u041f\u0440\u0438\u0432\u0435\u0442"}`, `"a"`, "Привет", true},
 		{` {"text" : "b" , "id" : -1.5e3 } `, `-1.5e3`, "b", true},
 		{`{"id":{"x":[1,"]"]},"text":"b"}`, `{"x":[1,"]"]}`, "b", true},
 		{`{"id":"a","text":"\u041f\u0440\u0438 \ud83d\ude00 \ud83d\t"}`, `"a"`, "При \U0001F600 \ufffd\t", true},
@@ -86,6 +87,9 @@ func TestDocument(t *testing.T) {
 		id, text, ok := Document([]byte(tc.line), "id", "text")
 		if string(id) != tc.id || string(text) != tc.text || ok != tc.ok {
 			t.Errorf("Document(%s) = %s, %q, %v; want %s, %q, %v", tc.line, id, text, ok, tc.id, tc.text, tc.ok)
+		}
+		if cap(text) > 2*len(text) {
+			t.Errorf("Document(%s): a text of %d bytes in %d", tc.line, len(text), cap(text))
 		}
 	}
 	for _, s := range validSeeds {
