@@ -117,7 +117,8 @@ func decodeString(b []byte, i int) (end int, s []byte, ok bool) {
 	}
 	if high && !utf8.Valid(raw) {
 		s, _, _ = unquoteChecked(make([]byte, 0, len(raw)+len(raw)/2), raw, true)
-	} else if len(s) < cap(s)/2 {
+	}
+	if len(s) < cap(s)/2 {
 		s = append(make([]byte, 0, len(s)), s...)
 	}
 	return j + 1, s, true
