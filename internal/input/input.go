@@ -695,7 +695,8 @@ func (r *Reader) readLines(in source, name, format string, br *bufio.Reader, sen
 		limit = maxJSONLine
 	}
 	for n := 1; ; n++ {
-		line, long, read, err := ReadLine(br, limit)
+		// The line is not kept: a document's ID and text are copies.
+		line, long, read, err := readLine(br, limit, false)
 		r.bytes.Add(read)
 		if long {
 			if format == JSONL {
@@ -735,8 +736,14 @@ func (r *Reader) readLines(in source, name, format string, br *bufio.Reader, sen
 
 // ReadLine reads a line of br, with its newline, if it is at most limit
 // bytes long; a longer line is read to its end and dropped (long). read is
-// the number of bytes read.
+// the number of bytes read. line is a slice of its own.
 func ReadLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, err error) {
+	return readLine(br, limit, true)
+}
+
+// readLine is ReadLine; without own, a line that fits in br's buffer is
+// returned in it, valid until the next read of br, not copied.
+func readLine(br *bufio.Reader, limit int, own bool) (line []byte, long bool, read int64, err error) {
 	for {
 		chunk, e := br.ReadSlice('\n')
 		read += int64(len(chunk))
@@ -745,7 +752,10 @@ func ReadLine(br *bufio.Reader, limit int) (line []byte, long bool, read int64, 
 				long, line = true, nil
 			} else if line == nil && e != bufio.ErrBufferFull {
 				// The usual case: the line fits in the buffer.
-				line = bytes.Clone(chunk)
+				line = chunk
+				if own {
+					line = bytes.Clone(chunk)
+				}
 			} else {
 				line = append(line, chunk...)
 			}
@@ -873,8 +883,27 @@ func (r *Reader) parseLine(in source, name, format string, n int, line []byte) (
 // ParseJSONLine returns the ID and the text of a line of JSON lines, the
 // fields idField (a string, or a number as written) and textField (a
 // string), or why the line is no document (invalid JSON, a missing field,
-// an empty ID). Cost: a decoding of the line.
+// an empty ID). The text is a new slice, not part of line. Cost: one
+// pass over the line and one over the text (jsondoc.Document); a line
+// that is no document is decoded again by encoding/json, to say why.
 func ParseJSONLine(line []byte, idField, textField string) (id string, text []byte, problem string) {
+	rawID, text, ok := jsondoc.Document(line, idField, textField)
+	if !ok {
+		return parseJSONLineSlowly(line, idField, textField)
+	}
+	if id, problem = lineID(rawID, idField); problem != "" {
+		return "", nil, problem
+	}
+	if id == "" {
+		return "", nil, "empty ID"
+	}
+	return id, text, ""
+}
+
+// parseJSONLineSlowly is ParseJSONLine by encoding/json: the decoding of
+// the line into a map, and of the text field into a string. It says why
+// a line is no document in encoding/json's words.
+func parseJSONLineSlowly(line []byte, idField, textField string) (id string, text []byte, problem string) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil {
 		return "", nil, jsonLineProblem(err)
@@ -883,18 +912,8 @@ func ParseJSONLine(line []byte, idField, textField string) (id string, text []by
 	if !ok {
 		return "", nil, fmt.Sprintf("no %q field (set the ID field with --id-field)", idField)
 	}
-	switch jsondoc.Kind(rawID) {
-	case "string":
-		// Strictly: a lone surrogate or a byte that is not UTF-8
-		// would become U+FFFD, and different IDs the same.
-		var err error
-		if id, err = jsondoc.String(rawID); err != nil {
-			return "", nil, fmt.Sprintf("field %q %v", idField, err)
-		}
-	case "number":
-		id = string(rawID) // as written
-	default:
-		return "", nil, fmt.Sprintf("field %q is neither a string nor a number", idField)
+	if id, problem = lineID(rawID, idField); problem != "" {
+		return "", nil, problem
 	}
 	rawText, ok := obj[textField]
 	if !ok {
@@ -908,6 +927,24 @@ func ParseJSONLine(line []byte, idField, textField string) (id string, text []by
 		return "", nil, "empty ID"
 	}
 	return id, []byte(t), ""
+}
+
+// lineID returns the ID of a line of JSON lines, the value rawID of its
+// field idField, or why it is none.
+func lineID(rawID []byte, idField string) (id, problem string) {
+	switch jsondoc.Kind(rawID) {
+	case "string":
+		// Strictly: a lone surrogate or a byte that is not UTF-8
+		// would become U+FFFD, and different IDs the same.
+		id, err := jsondoc.String(rawID)
+		if err != nil {
+			return "", fmt.Sprintf("field %q %v", idField, err)
+		}
+		return id, ""
+	case "number":
+		return string(rawID), "" // as written
+	}
+	return "", fmt.Sprintf("field %q is neither a string nor a number", idField)
 }
 
 // jsonLineProblem says why a line of JSON lines could not be decoded

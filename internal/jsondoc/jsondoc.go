@@ -5,9 +5,12 @@
 // documents, a line of JSON lines or an add request, where encoding/json's
 // reflection into maps or structs costs more than the reading.
 //
-// The input must be valid JSON, as json.Valid or a json.Decoder checks it:
-// the functions do not validate it again. Each costs one pass over its
-// input, plus encoding/json's decoding of a string that holds escapes.
+// The input of Fields, Bytes, String and Kind must be valid JSON, as
+// json.Valid or a json.Decoder checks it: they do not validate it again.
+// Each costs one pass over its input, plus encoding/json's decoding of a
+// string that holds escapes. Document reads a line of JSON lines that was
+// not checked: it validates the line as it finds and decodes the ID and
+// text fields, in one pass and without encoding/json.
 package jsondoc
 
 import (

@@ -1,0 +1,525 @@
+package jsondoc
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math/bits"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// maxDepth is the deepest nesting of arrays and objects that encoding/json
+// accepts: a value nested deeper is invalid JSON to it.
+const maxDepth = 10000
+
+// Document reads a line of JSON lines in one pass: it checks that line is
+// valid JSON, as json.Valid does (nested at most 10,000 levels deep; a
+// byte that is not UTF-8 is valid within a string), and that it is an
+// object, and returns the value as written of its field idName and the
+// value of its field textName, a string decoded as encoding/json decodes
+// it (a byte that is not UTF-8, or a lone UTF-16 surrogate, becomes
+// U+FFFD) into a new slice. A field's name is compared, decoded, with
+// idName and textName exactly; of a name given twice, the last field
+// counts, as when encoding/json decodes the object into a map. idName and
+// textName may be the same.
+//
+// ok is false if line is not valid JSON, not an object, lacks either
+// field, or if its text field is not a string: the caller may decode it
+// otherwise to say why.
+//
+// It costs one pass over line, in which the text is checked and decoded
+// at once (runs without escapes copied whole), plus a search of the
+// text's closing quote and a check of a text beyond ASCII as UTF-8; and
+// no allocation but the text's, sized from its value as written (copied
+// to its size if that is less than half, as with text escaped as
+// \uXXXX), and a name's with escapes longer than 64 bytes or a stack of
+// arrays and objects nested deeper than 64 levels.
+func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool) {
+	var hasID, hasText bool
+	i := SkipSpace(line, 0)
+	if i == len(line) || line[i] != '{' {
+		return nil, nil, false
+	}
+	i = SkipSpace(line, i+1)
+	for {
+		if i == len(line) || line[i] != '"' {
+			return nil, nil, false // "}" too: an empty object lacks the fields
+		}
+		k, ok := scanString(line, i)
+		if !ok {
+			return nil, nil, false
+		}
+		isID, isText := matchName(line[i+1:k.end-1], k, idName, textName)
+		i = SkipSpace(line, k.end)
+		if i == len(line) || line[i] != ':' {
+			return nil, nil, false
+		}
+		i = SkipSpace(line, i+1)
+		if i == len(line) {
+			return nil, nil, false
+		}
+		start := i
+		switch {
+		case line[i] == '"' && isText:
+			if i, text, ok = decodeString(line, i); !ok {
+				return nil, nil, false
+			}
+			hasText = true
+		case line[i] == '"':
+			v, ok := scanString(line, i)
+			if !ok {
+				return nil, nil, false
+			}
+			i = v.end
+		default:
+			if isText {
+				text, hasText = nil, false // unless a later field of the name is a string
+			}
+			if i, ok = skipValue(line, i, 1); !ok {
+				return nil, nil, false
+			}
+		}
+		if isID {
+			rawID, hasID = line[start:i], true
+		}
+		i = SkipSpace(line, i)
+		if i == len(line) {
+			return nil, nil, false
+		}
+		if line[i] == '}' {
+			break
+		}
+		if line[i] != ',' {
+			return nil, nil, false
+		}
+		i = SkipSpace(line, i+1)
+	}
+	if SkipSpace(line, i+1) != len(line) || !hasID || !hasText {
+		return nil, nil, false
+	}
+	return rawID, text, true
+}
+
+// decodeString checks the JSON string at b[i], which is a quote, and
+// decodes it into a new slice, as encoding/json decodes it; end is the
+// index after it. The slice holds at most twice the string's size.
+func decodeString(b []byte, i int) (end int, s []byte, ok bool) {
+	j, ok := closingQuote(b, i)
+	if !ok {
+		return i, nil, false
+	}
+	raw := b[i+1 : j]
+	// The decoded string is as long as raw, or shorter, unless raw is not
+	// UTF-8.
+	s, high, ok := unquoteChecked(make([]byte, 0, len(raw)), raw, false)
+	if !ok {
+		return i, nil, false
+	}
+	if high && !utf8.Valid(raw) {
+		s, _, _ = unquoteChecked(make([]byte, 0, len(raw)+len(raw)/2), raw, true)
+	}
+	if len(s) < cap(s)/2 {
+		s = append(make([]byte, 0, len(s)), s...)
+	}
+	return j + 1, s, true
+}
+
+// closingQuote returns the index of the quote that closes the JSON string
+// at b[i], if the string is valid: the first quote after b[i] that is not
+// escaped, after an even number of backslashes. It costs a search of the
+// quotes of the string.
+func closingQuote(b []byte, i int) (int, bool) {
+	for j := i + 1; ; j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		n := 0
+		for b[j-1-n] == '\\' { // b[i] is a quote
+			n++
+		}
+		if n%2 == 0 {
+			return j, true
+		}
+	}
+}
+
+// unquoteChecked appends to dst the bytes s between the quotes of a JSON
+// string, decoded as encoding/json decodes them; ok is false if they are
+// not valid JSON. fix says s is not valid UTF-8, and that each byte that
+// is not UTF-8 is to become U+FFFD. high says s holds bytes of 0x80 or
+// more. It costs one pass over s; runs without escapes are copied whole.
+func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
+	var or uint64 // the bytes of the runs without escapes, or'ed
+	for {
+		n := 0
+		for n+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[n:])
+			if m := special(x); m != 0 {
+				k := bits.TrailingZeros64(m) / 8
+				or |= x & (1<<(8*k) - 1)
+				n += k
+				break
+			}
+			or |= x
+			n += 8
+		}
+		if n+8 > len(s) {
+			for n < len(s) && s[n] >= 0x20 && s[n] != '"' && s[n] != '\\' {
+				or |= uint64(s[n])
+				n++
+			}
+		}
+		dst = appendRun(dst, s[:n], fix)
+		s = s[n:]
+		if len(s) == 0 {
+			return dst, or&highs != 0, true
+		}
+		if s[0] != '\\' { // a quote or a control character
+			return dst, false, false
+		}
+		// Escapes come in runs, as in text with every letter escaped.
+		for len(s) > 0 && s[0] == '\\' {
+			if len(s) < 2 {
+				return dst, false, false
+			}
+			if c := s[1]; c != 'u' {
+				e := unescaped[c]
+				if e == 0 {
+					return dst, false, false
+				}
+				dst = append(dst, e)
+				s = s[2:]
+				continue
+			}
+			if len(s) < 6 {
+				return dst, false, false
+			}
+			r := hex4(s[2:6])
+			s = s[6:]
+			switch {
+			case r < 0:
+				return dst, false, false
+			case r < utf8.RuneSelf:
+				dst = append(dst, byte(r))
+				continue
+			case r < 0x800: // the letters of most alphabets: two bytes
+				dst = append(dst, 0xc0|byte(r>>6), 0x80|byte(r)&0x3f)
+				continue
+			case !utf16.IsSurrogate(r): // three bytes
+				dst = append(dst, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
+				continue
+			default:
+				r2 := rune(-1)
+				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
+					r2 = hex4(s[2:6]) // checked as the next escape if not a pair
+				}
+				// A high surrogate and a low one make a pair; anything
+				// else is U+FFFD, and what follows is read on its own.
+				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
+					s = s[6:]
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		}
+	}
+}
+
+// matchName reports whether the name of a field, k the bytes between its
+// quotes, is idName and whether it is textName.
+func matchName(k []byte, ks str, idName, textName string) (isID, isText bool) {
+	if !ks.esc && (!ks.high || utf8.Valid(k)) {
+		return string(k) == idName, string(k) == textName
+	}
+	var buf [64]byte
+	name, _, _ := unquoteChecked(buf[:0], k, ks.high && !utf8.Valid(k))
+	return string(name) == idName, string(name) == textName
+}
+
+// str describes a JSON string as scanString read it.
+type str struct {
+	end  int  // the index after its closing quote
+	esc  bool // it holds escapes
+	high bool // it holds bytes of 0x80 or more
+}
+
+// Masks of the bytes of a 64-bit word, for finding bytes in 8 at a time.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// special returns a word with the high bit set of the first byte of x (the
+// lowest), and perhaps of later ones, that ends a run of bytes a JSON
+// string holds as they are: a quote, a backslash, or a control character;
+// 0 if there is none.
+func special(x uint64) uint64 {
+	q := x ^ ('"' * ones)
+	bs := x ^ ('\\' * ones)
+	return ((x - 0x20*ones) | (q - ones) | (bs - ones)) &^ x & highs
+}
+
+// scanString checks the JSON string at b[i], which is a quote, and
+// describes it; ok is false if it is not valid JSON. It costs one pass
+// over the string, 8 bytes at a time between escapes.
+func scanString(b []byte, i int) (s str, ok bool) {
+	j := i + 1
+	var or uint64 // the bytes seen outside escapes, or'ed
+	for {
+		for j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j:])
+			if m := special(x); m != 0 {
+				n := bits.TrailingZeros64(m) / 8
+				or |= x & (1<<(8*n) - 1)
+				j += n
+				break
+			}
+			or |= x
+			j += 8
+		}
+		if j == len(b) {
+			return s, false
+		}
+		switch c := b[j]; {
+		case c == '"':
+			s.end = j + 1
+			s.high = or&highs != 0
+			return s, true
+		case c == '\\':
+			s.esc = true
+			// Escapes come in runs, as in text with every letter escaped.
+			for j < len(b) && b[j] == '\\' {
+				if j+1 == len(b) {
+					return s, false
+				}
+				switch b[j+1] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					j += 2
+					continue
+				case 'u':
+				default:
+					return s, false
+				}
+				if j+6 > len(b) {
+					return s, false
+				}
+				if hex4(b[j+2:j+6]) < 0 {
+					return s, false
+				}
+				j += 6
+			}
+		case c < 0x20:
+			return s, false
+		default:
+			or |= uint64(c)
+			j++
+		}
+	}
+}
+
+// hexValue maps a byte to its value as a hexadecimal digit, or to 0xff.
+var hexValue = func() (t [256]byte) {
+	for c := range t {
+		switch {
+		case '0' <= c && c <= '9':
+			t[c] = byte(c - '0')
+		case 'a' <= c && c <= 'f':
+			t[c] = byte(c - 'a' + 10)
+		case 'A' <= c && c <= 'F':
+			t[c] = byte(c - 'A' + 10)
+		default:
+			t[c] = 0xff
+		}
+	}
+	return t
+}()
+
+// hex4 returns the value of the 4 hexadecimal digits of b, or -1.
+func hex4(b []byte) rune {
+	_ = b[3]
+	h0, h1, h2, h3 := hexValue[b[0]], hexValue[b[1]], hexValue[b[2]], hexValue[b[3]]
+	if (h0|h1|h2|h3)&0xf0 != 0 {
+		return -1
+	}
+	return rune(h0)<<12 | rune(h1)<<8 | rune(h2)<<4 | rune(h3)
+}
+
+// unescaped maps the letter of an escape other than \u to its byte.
+var unescaped = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// appendRun appends to dst the bytes of s, each byte that is not UTF-8
+// replaced with U+FFFD if fix is set.
+func appendRun(dst, s []byte, fix bool) []byte {
+	if !fix {
+		return append(dst, s...)
+	}
+	for len(s) > 0 {
+		if s[0] < utf8.RuneSelf {
+			dst = append(dst, s[0])
+			s = s[1:]
+			continue
+		}
+		r, n := utf8.DecodeRune(s)
+		if r == utf8.RuneError && n == 1 {
+			dst = utf8.AppendRune(dst, utf8.RuneError)
+		} else {
+			dst = append(dst, s[:n]...)
+		}
+		s = s[n:]
+	}
+	return dst
+}
+
+// skipValue checks the JSON value at b[i], which is not white space,
+// nested within depth arrays and objects, and returns the index after it;
+// ok is false if it is not valid JSON. It costs one pass over the value.
+func skipValue(b []byte, i, depth int) (end int, ok bool) {
+	var small [64]byte
+	open := small[:0] // the arrays and objects the value holds at i: '[' or '{'
+	for {
+		// A value starts at b[i].
+		if i == len(b) {
+			return i, false
+		}
+		switch c := b[i]; c {
+		case '"':
+			s, ok := scanString(b, i)
+			if !ok {
+				return i, false
+			}
+			i = s.end
+		case '{', '[':
+			if depth+len(open) >= maxDepth {
+				return i, false
+			}
+			open = append(open, c)
+			i = SkipSpace(b, i+1)
+			if i < len(b) && b[i] == c+2 { // '}' or ']'
+				open = open[:len(open)-1]
+				i++
+				break
+			}
+			if c == '{' {
+				if i, ok = skipName(b, i); !ok {
+					return i, false
+				}
+			}
+			continue
+		case 't':
+			if i, ok = skipLiteral(b, i, "true"); !ok {
+				return i, false
+			}
+		case 'f':
+			if i, ok = skipLiteral(b, i, "false"); !ok {
+				return i, false
+			}
+		case 'n':
+			if i, ok = skipLiteral(b, i, "null"); !ok {
+				return i, false
+			}
+		default:
+			if i, ok = skipNumber(b, i); !ok {
+				return i, false
+			}
+		}
+		// A value ends at b[i]: what follows it in the arrays and
+		// objects that hold it.
+		for {
+			if len(open) == 0 {
+				return i, true
+			}
+			i = SkipSpace(b, i)
+			if i == len(b) {
+				return i, false
+			}
+			c := open[len(open)-1]
+			if b[i] == c+2 {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if b[i] != ',' {
+				return i, false
+			}
+			i = SkipSpace(b, i+1)
+			if c == '{' {
+				if i, ok = skipName(b, i); !ok {
+					return i, false
+				}
+			}
+			break
+		}
+	}
+}
+
+// skipName checks the name of a field at b[i], its colon and the white
+// space around it, and returns the index of its value.
+func skipName(b []byte, i int) (int, bool) {
+	if i == len(b) || b[i] != '"' {
+		return i, false
+	}
+	s, ok := scanString(b, i)
+	if !ok {
+		return i, false
+	}
+	i = SkipSpace(b, s.end)
+	if i == len(b) || b[i] != ':' {
+		return i, false
+	}
+	return SkipSpace(b, i+1), true
+}
+
+// skipLiteral checks that b holds lit at i, and returns the index after it.
+func skipLiteral(b []byte, i int, lit string) (int, bool) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, false
+	}
+	return i + len(lit), true
+}
+
+// skipNumber checks the JSON number at b[i], and returns the index after
+// it. What follows is checked by the caller: "01" is the number 0 and a 1.
+func skipNumber(b []byte, i int) (int, bool) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i == len(b):
+		return i, false
+	case b[i] == '0':
+		i++
+	case '1' <= b[i] && b[i] <= '9':
+		i = skipDigits(b, i+1)
+	default:
+		return i, false
+	}
+	if i < len(b) && b[i] == '.' {
+		j := skipDigits(b, i+1)
+		if j == i+1 {
+			return j, false
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := skipDigits(b, i)
+		if j == i {
+			return j, false
+		}
+		i = j
+	}
+	return i, true
+}
+
+// skipDigits returns the index of the first byte of b at or after i that
+// is not a decimal digit.
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
