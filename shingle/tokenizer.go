@@ -18,6 +18,8 @@ import (
 // goroutine.
 type Tokenizer struct {
 	opts   Options
+	slow   bool       // take the general paths only, for tests of the fast ones
+	skip   *[256]bool // the ASCII bytes next skips before a token
 	caser  cases.Caser
 	stop   map[string]bool // stop words, nil for none
 	plural []byte          // folded plural
@@ -59,7 +61,18 @@ func NewTokenizer(opts *Options) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tokenizer{opts: o, caser: cases.Fold(), stop: stop}, nil
+	return newTokenizer(o, stop), nil
+}
+
+// newTokenizer returns a Tokenizer for the normalized options o and the
+// stop words stop.
+func newTokenizer(o Options, stop map[string]bool) *Tokenizer {
+	twoByteOnce.Do(buildTwoByte)
+	skip := &asciiSep
+	if o.KeepPunct {
+		skip = &asciiSpace
+	}
+	return &Tokenizer{opts: o, skip: skip, caser: cases.Fold(), stop: stop}
 }
 
 // Options returns the tokenizer's options with every default made explicit.
@@ -232,9 +245,14 @@ func (t *Tokenizer) next() (tok []byte, ok bool) {
 		}
 	}
 	src, i := t.src, t.pos
-	// Fast path: skip ASCII white space, then take an ASCII word that ends
-	// at a plain separator without copying it.
-	for i < len(src) && byteKind[src[i]] == kSpace {
+	if t.slow {
+		return t.nextSlow(i)
+	}
+	// Fast path: skip ASCII separators (white space, and punctuation unless
+	// it is kept), then take an ASCII word that ends at a plain separator
+	// without copying it.
+	skip := t.skip
+	for i < len(src) && skip[src[i]] {
 		i++
 	}
 	start, upper := i, false
@@ -287,7 +305,8 @@ func plainEnd(src []byte, i int) bool {
 func (t *Tokenizer) nextSlow(i int) ([]byte, bool) {
 	src := t.src
 	b := t.tok[:0]
-	wide := false // b holds non-ASCII runes
+	wide := false  // b holds non-ASCII runes
+	simple := true // every non-ASCII rune of b has a form in twoByte
 	lower := &asciiLower
 	if t.opts.KeepCase {
 		lower = &asciiSame
@@ -324,16 +343,27 @@ func (t *Tokenizer) nextSlow(i int) ([]byte, bool) {
 			}
 			continue
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		switch classify(r) {
+		var r rune
+		var size, class int
+		if r2, ok := decodeTwoByte(src[i:]); ok {
+			r, size, class = r2, 2, int(twoByte[r2].class)
+		} else {
+			r, size = utf8.DecodeRune(src[i:])
+			class = classify(r)
+		}
+		switch class {
 		case cWord:
 			if len(b)+size > MaxTokenLen {
 				goto done
+			}
+			if size != 2 || twoByte[r].fold == 0 {
+				simple = false
 			}
 			b = append(b, src[i:i+size]...)
 			wide = true
 			i += size
 		case cMark:
+			simple = false
 			if len(b) == 0 || len(b)+size > MaxTokenLen {
 				// A mark with nothing to attach to stands for itself.
 				if len(b) > 0 {
@@ -374,6 +404,11 @@ done:
 	t.tok = b
 	if len(b) == 0 {
 		return nil, false
+	}
+	if wide && simple && !t.opts.KeepCase && !t.slow {
+		foldTwoByte(b)
+		t.solo = false
+		return b, true
 	}
 	return t.emit(b, wide, false), true
 }
@@ -569,6 +604,11 @@ var asciiKind, asciiLower, asciiSame [utf8.RuneSelf]uint8
 // with capitals as kUpper, and kHigh for the bytes of non-ASCII runes.
 var byteKind [256]uint8
 
+// asciiSep holds the ASCII bytes that are never part of a token when
+// punctuation is dropped (white space and punctuation), asciiSpace those
+// that are never part of one when it is kept (white space).
+var asciiSep, asciiSpace [256]bool
+
 func init() {
 	for c := range utf8.RuneSelf {
 		b := byte(c)
@@ -599,6 +639,8 @@ func init() {
 		default:
 			byteKind[c] = asciiKind[c]
 		}
+		asciiSep[c] = c < utf8.RuneSelf && asciiKind[c] != kWord
+		asciiSpace[c] = c < utf8.RuneSelf && asciiKind[c] == kSpace
 	}
 }
 
