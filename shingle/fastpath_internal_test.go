@@ -2,8 +2,11 @@ package shingle
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/simidx/simidx/internal/testcorpus"
 )
@@ -121,6 +124,122 @@ func TestTwoByteTable(t *testing.T) {
 	for _, r := range []rune{'ß', 'İ', 'ΐ', 'և', 'ſ', '\u0301', '«'} {
 		if twoByte[r].fold != 0 {
 			t.Errorf("%q (%U) folds by table, want the general path", r, r)
+		}
+	}
+}
+
+// TestDecodeRune checks decodeRune against utf8.DecodeRune on every
+// sequence of up to three bytes that starts with a non-ASCII byte, whole
+// and cut short.
+func TestDecodeRune(t *testing.T) {
+	b := make([]byte, 4)
+	for b0 := 0x80; b0 <= 0xFF; b0++ {
+		for b1 := range 256 {
+			for b2 := range 256 {
+				b[0], b[1], b[2], b[3] = byte(b0), byte(b1), byte(b2), 0x80
+				for _, n := range []int{4, 3, 2} {
+					r, size := decodeRune(b[:n])
+					if wr, wsize := utf8.DecodeRune(b[:n]); r != wr || size != wsize {
+						t.Fatalf("decodeRune(%x) = %U, %d; utf8.DecodeRune %U, %d", b[:n], r, size, wr, wsize)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestIsCommonSolo checks that the runes isCommonSolo takes are those
+// classify classifies first, as letters of scripts written without spaces.
+func TestIsCommonSolo(t *testing.T) {
+	n := 0
+	for r := rune(0x80); r <= utf8.MaxRune; r++ {
+		if isCommonSolo(r) {
+			n++
+			if classify(r) != cSolo {
+				t.Fatalf("isCommonSolo(%U), but classify gives %d", r, classify(r))
+			}
+		}
+	}
+	if n != 0x9FFF-0x4E00+1+0x3096-0x3041+1+0x30FA-0x30A1+1 {
+		t.Errorf("isCommonSolo takes %d runes", n)
+	}
+}
+
+// foldPhrasesReference is foldPhrases copying every run.
+func (t *Tokenizer) foldPhrasesReference() {
+	n := len(t.runEnds)
+	if n < 2 {
+		return
+	}
+	charStart := func(i int) int {
+		if i == 0 {
+			return 0
+		}
+		return t.runEnds[i-1]
+	}
+	var out []byte
+	var ends []int
+	for i := 0; i < n; {
+		s := charStart(i)
+		r, _ := utf8.DecodeRune(t.run[s:])
+		matched := false
+		if mayStartPhrase(r) {
+			for l := min(phraseMaxRunes, n-i); l >= 2; l-- {
+				if v, ok := hanPhrases[string(t.run[s:t.runEnds[i+l-1]])]; ok {
+					for _, c := range v {
+						out = utf8.AppendRune(out, c)
+						ends = append(ends, len(out))
+					}
+					i += l
+					matched = true
+					break
+				}
+			}
+		}
+		if !matched {
+			out = append(out, t.run[s:t.runEnds[i]]...)
+			ends = append(ends, len(out))
+			i++
+		}
+	}
+	t.run, t.runEnds = out, ends
+}
+
+// TestFoldPhrases checks foldPhrases against foldPhrasesReference on runs
+// of phrases of the table, their prefixes and other characters.
+func TestFoldPhrases(t *testing.T) {
+	var keys []string
+	for k := range hanPhrases {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	rng := rand.New(rand.NewPCG(9, 9))
+	tk, _ := NewTokenizer(nil)
+	ref, _ := NewTokenizer(nil)
+	for range 20000 {
+		var text []rune
+		for range 1 + rng.IntN(6) {
+			switch rng.IntN(3) {
+			case 0:
+				text = append(text, []rune(keys[rng.IntN(len(keys))])...)
+			case 1:
+				k := []rune(keys[rng.IntN(len(keys))])
+				text = append(text, k[:1+rng.IntN(len(k))]...)
+			default:
+				text = append(text, rune(0x4E00+rng.IntN(0x5200)))
+			}
+		}
+		for _, k := range []*Tokenizer{tk, ref} {
+			k.run, k.runEnds = k.run[:0], k.runEnds[:0]
+			for _, r := range text {
+				k.run = utf8.AppendRune(k.run, r)
+				k.runEnds = append(k.runEnds, len(k.run))
+			}
+		}
+		tk.foldPhrases()
+		ref.foldPhrasesReference()
+		if string(tk.run) != string(ref.run) || !slices.Equal(tk.runEnds, ref.runEnds) {
+			t.Fatalf("run %q: foldPhrases %q %v, want %q %v", string(text), tk.run, tk.runEnds, ref.run, ref.runEnds)
 		}
 	}
 }

@@ -126,22 +126,30 @@ const maxRun = 64
 func (t *Tokenizer) gatherRun() {
 	src, i := t.src, t.pos
 	t.runMore = false
+	fold := !t.opts.NoHanFold
 	for i < len(src) && src[i] >= utf8.RuneSelf {
-		r, size := utf8.DecodeRune(src[i:])
-		if classify(r) != cSolo {
-			break
+		r, ok := decodeThreeByte(src, i)
+		size := 3
+		if !ok || !isCommonSolo(r) {
+			r, size = decodeRune(src[i:])
+			if classify(r) != cSolo {
+				break
+			}
 		}
 		if len(t.runEnds) == maxRun {
 			t.runMore = true
 			break
 		}
-		if !t.opts.NoHanFold {
+		if fold {
 			r = foldHan(r)
 		}
 		t.run = utf8.AppendRune(t.run, r)
 		i += size
 		for n := 0; i < len(src) && src[i] >= utf8.RuneSelf && n < 8; n++ {
-			r, size := utf8.DecodeRune(src[i:])
+			if r, ok := decodeThreeByte(src, i); ok && isCommonSolo(r) {
+				break
+			}
+			r, size := decodeRune(src[i:])
 			if classify(r) != cMark {
 				break
 			}
@@ -151,9 +159,17 @@ func (t *Tokenizer) gatherRun() {
 		t.runEnds = append(t.runEnds, len(t.run))
 	}
 	t.pos = i
-	if !t.opts.NoHanFold {
+	if fold {
 		t.foldPhrases()
 	}
+}
+
+// isCommonSolo reports whether r is one of the common letters of scripts
+// written without spaces that classify classifies first: a CJK ideograph
+// of the main block, a hiragana or a katakana letter.
+func isCommonSolo(r rune) bool {
+	return uint32(r-0x4E00) <= 0x9FFF-0x4E00 || uint32(r-0x3041) <= 0x3096-0x3041 ||
+		uint32(r-0x30A1) <= 0x30FA-0x30A1
 }
 
 // nextGram returns the next gram of the current run, or ok == false when

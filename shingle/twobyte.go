@@ -73,3 +73,26 @@ func foldTwoByte(b []byte) {
 		i++
 	}
 }
+
+// decodeThreeByte returns the rune of three UTF-8 bytes from U+1000 to
+// U+CFFF (most letters of scripts written without spaces, CJK and kana
+// among them) at b[i], or ok == false if b[i:] does not start with one.
+// Cost: a few instructions.
+func decodeThreeByte(b []byte, i int) (r rune, ok bool) {
+	if i+2 >= len(b) || b[i]-0xE1 > 0xEC-0xE1 || b[i+1]&0xC0 != 0x80 || b[i+2]&0xC0 != 0x80 {
+		return 0, false
+	}
+	return rune(b[i]&0x0F)<<12 | rune(b[i+1]&0x3F)<<6 | rune(b[i+2]&0x3F), true
+}
+
+// decodeRune is utf8.DecodeRune with the runes of two bytes and of three
+// bytes from U+1000 to U+CFFF decoded inline.
+func decodeRune(b []byte) (rune, int) {
+	if r, ok := decodeThreeByte(b, 0); ok {
+		return r, 3
+	}
+	if r, ok := decodeTwoByte(b); ok {
+		return r, 2
+	}
+	return utf8.DecodeRune(b)
+}
