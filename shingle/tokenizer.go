@@ -271,20 +271,19 @@ func (t *Tokenizer) next() (tok []byte, ok bool) {
 	for i < len(src) && skip[src[i]] {
 		i++
 	}
-	start, upper := i, false
-	for i < len(src) && i-start < MaxTokenLen {
-		k := byteKind[src[i]]
-		if k != kWord {
-			if k != kUpper {
-				break
-			}
-			upper = true
+	start, end := i, min(len(src), i+MaxTokenLen)
+	var seen uint8 // the asciiWord values of the word's bytes, or'ed
+	for i < end {
+		w := asciiWord[src[i]]
+		if w == 0 {
+			break
 		}
+		seen |= w
 		i++
 	}
 	if i > start && (i == len(src) || i-start == MaxTokenLen || plainEnd(src, i)) {
 		t.pos, t.solo = i, false
-		if !upper || t.opts.KeepCase {
+		if seen&wordUpper == 0 || t.opts.KeepCase {
 			return src[start:i], true
 		}
 		b := t.tok[:0]
@@ -620,6 +619,16 @@ var asciiKind, asciiLower, asciiSame [utf8.RuneSelf]uint8
 // with capitals as kUpper, and kHigh for the bytes of non-ASCII runes.
 var byteKind [256]uint8
 
+// asciiWord marks the ASCII letters and digits for the fast path:
+// wordLower for small letters and digits, wordUpper for capitals, 0 for
+// every other byte.
+var asciiWord [256]uint8
+
+const (
+	wordLower = 1 << iota
+	wordUpper
+)
+
 // asciiSep holds the ASCII bytes that are never part of a token when
 // punctuation is dropped (white space and punctuation), asciiSpace those
 // that are never part of one when it is kept (white space).
@@ -654,6 +663,12 @@ func init() {
 			byteKind[c] = kUpper
 		default:
 			byteKind[c] = asciiKind[c]
+		}
+		switch byteKind[c] {
+		case kWord:
+			asciiWord[c] = wordLower
+		case kUpper:
+			asciiWord[c] = wordUpper
 		}
 		asciiSep[c] = c < utf8.RuneSelf && asciiKind[c] != kWord
 		asciiSpace[c] = c < utf8.RuneSelf && asciiKind[c] == kSpace
