@@ -62,17 +62,21 @@ func BenchmarkMinHash(b *testing.B) {
 	}
 }
 
-// BenchmarkSignature measures the signature step alone on 1,000 shingles.
+// BenchmarkSignature measures the signature step alone on 1,000 shingles,
+// and on 20 (a short text, whose signature is mostly densification).
 func BenchmarkSignature(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	hs := make([]uint64, 1000)
-	for i := range hs {
-		hs[i] = rng.Uint64()
+	long := make([]uint64, 1000)
+	for i := range long {
+		long[i] = rng.Uint64()
 	}
 	for _, c := range []struct {
 		name   string
 		scheme shingle.Scheme
-	}{{"onepermutation", shingle.OnePermutation}, {"mixes", shingle.Mixes}} {
+		hs     []uint64
+	}{{"onepermutation", shingle.OnePermutation, long}, {"mixes", shingle.Mixes, long},
+		{"onepermutation-20", shingle.OnePermutation, long[:20]}} {
+		hs := c.hs
 		b.Run(c.name, func(b *testing.B) {
 			m, _ := shingle.NewMinHasher(shingle.DefaultK, c.scheme)
 			var sig []uint64

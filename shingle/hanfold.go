@@ -97,7 +97,8 @@ func mayStartPhrase(r rune) bool {
 
 // foldPhrases replaces, in the current run of t, every phrase of the table
 // by its mainland form, longest match first. Cost: one bit test per
-// character, and table lookups only where a phrase may start.
+// character, and table lookups only where a phrase may start; the run is
+// copied only from its first phrase on.
 func (t *Tokenizer) foldPhrases() {
 	n := len(t.runEnds)
 	if n < 2 {
@@ -113,30 +114,43 @@ func (t *Tokenizer) foldPhrases() {
 	changed := false
 	for i := 0; i < n; {
 		s := charStart(i)
-		r, _ := utf8.DecodeRune(t.run[s:])
-		matched := false
-		if mayStartPhrase(r) {
-			for l := min(phraseMaxRunes, n-i); l >= 2; l-- {
-				if v, ok := hanPhrases[string(t.run[s:t.runEnds[i+l-1]])]; ok {
-					for _, c := range v {
-						out = utf8.AppendRune(out, c)
-						ends = append(ends, len(out))
-					}
-					i += l
-					matched, changed = true, true
-					break
+		if r, _ := decodeRune(t.run[s:]); mayStartPhrase(r) {
+			if v, l := t.phraseAt(i, s); l > 0 {
+				if !changed {
+					// Copy the characters before the first phrase.
+					out = append(out, t.run[:s]...)
+					ends = append(ends, t.runEnds[:i]...)
+					changed = true
 				}
+				for _, c := range v {
+					out = utf8.AppendRune(out, c)
+					ends = append(ends, len(out))
+				}
+				i += l
+				continue
 			}
 		}
-		if !matched {
+		if changed {
 			out = append(out, t.run[s:t.runEnds[i]]...)
 			ends = append(ends, len(out))
-			i++
 		}
+		i++
 	}
-	t.pbuf, t.pends = out, ends
 	if changed {
+		t.pbuf, t.pends = out, ends
 		t.run, t.pbuf = t.pbuf, t.run
 		t.runEnds, t.pends = t.pends, t.runEnds
 	}
+}
+
+// phraseAt returns the longest phrase of the table that starts at
+// character i of the current run (at byte s), its mainland form and its
+// length in characters, or l == 0 if none does.
+func (t *Tokenizer) phraseAt(i, s int) (v string, l int) {
+	for l := min(phraseMaxRunes, len(t.runEnds)-i); l >= 2; l-- {
+		if v, ok := hanPhrases[string(t.run[s:t.runEnds[i+l-1]])]; ok {
+			return v, l
+		}
+	}
+	return "", 0
 }

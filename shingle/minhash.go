@@ -48,9 +48,18 @@ type MinHasher struct {
 	k      int
 	scheme Scheme
 	seeds  []uint64 // Mixes: one per value
-	filled []bool   // OnePermutation: scratch
+	filled binSet   // OnePermutation: scratch
 	probes []uint16 // OnePermutation: probeTable(k)
 }
+
+// binSet is a set of the bins of a signature, one bit a bin.
+type binSet [MaxK / 64]uint64
+
+// has reports whether bin j is in the set.
+func (s *binSet) has(j int) bool { return s[uint(j)/64%(MaxK/64)]&(1<<(uint(j)%64)) != 0 }
+
+// add puts bin j in the set.
+func (s *binSet) add(j int) { s[uint(j)/64%(MaxK/64)] |= 1 << (uint(j) % 64) }
 
 // probeDepth is the length of the start of each bin's probe sequence that
 // probeTable holds.
@@ -89,7 +98,6 @@ func NewMinHasher(k int, scheme Scheme) (*MinHasher, error) {
 	m := &MinHasher{k: k, scheme: scheme}
 	switch scheme {
 	case OnePermutation:
-		m.filled = make([]bool, k)
 		m.probes = probeTable(k)
 	case Mixes:
 		m.seeds = make([]uint64, k)
@@ -128,24 +136,40 @@ func (m *MinHasher) Append(dst, shingles []uint64) []uint64 {
 		}
 		return dst
 	}
+	m.fill(sig, shingles)
+	m.densify(sig)
+	return dst
+}
+
+// fill puts each shingle of shingles in its bin of sig, which keeps the
+// least value, and notes the bins filled in m.filled.
+func (m *MinHasher) fill(sig, shingles []uint64) {
 	k := uint64(m.k)
-	filled := m.filled
-	clear(filled)
+	filled := &m.filled
+	clear(filled[:(m.k+63)/64])
 	for _, h := range shingles {
 		v := Mix64(h ^ ophSeed)
 		bin, _ := bits.Mul64(v, k)
-		if v < sig[bin] || !filled[bin] {
+		if v < sig[bin] || !filled.has(int(bin)) {
 			sig[bin] = v
-			filled[bin] = true
+			filled.add(int(bin))
 		}
 	}
-	for i := range sig {
-		if filled[i] {
-			continue
+}
+
+// densify gives each empty bin of sig the value of the bin probe picks,
+// visiting the empty bins as the zero bits of m.filled.
+func (m *MinHasher) densify(sig []uint64) {
+	filled := &m.filled
+	for w := range (m.k + 63) / 64 {
+		for e := ^filled[w]; e != 0; e &= e - 1 {
+			i := w*64 + bits.TrailingZeros64(e)
+			if i >= m.k {
+				break
+			}
+			sig[i] = sig[m.probe(i, filled)]
 		}
-		sig[i] = sig[m.probe(i, filled)]
 	}
-	return dst
 }
 
 // probe returns the bin whose value the empty bin i copies: the first
@@ -154,21 +178,21 @@ func (m *MinHasher) Append(dst, shingles []uint64) []uint64 {
 //
 // The first probeDepth bins of the sequence come from a table; they find a
 // filled bin unless nearly all bins are empty.
-func (m *MinHasher) probe(i int, filled []bool) int {
+func (m *MinHasher) probe(i int, filled *binSet) int {
 	for _, j := range m.probes[i*probeDepth : (i+1)*probeDepth] {
-		if filled[j] {
+		if filled.has(int(j)) {
 			return int(j)
 		}
 	}
 	k := uint64(m.k)
 	for a := uint64(probeDepth + 1); a <= 64*k; a++ {
 		j, _ := bits.Mul64(Mix64(uint64(i)<<32^a^densSeed), k)
-		if filled[j] {
+		if filled.has(int(j)) {
 			return int(j)
 		}
 	}
 	for j := 1; ; j++ { // reached with vanishing probability
-		if b := (i + j) % m.k; filled[b] {
+		if b := (i + j) % m.k; filled.has(b) {
 			return b
 		}
 	}

@@ -3,6 +3,7 @@ package shingle
 import (
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -37,13 +38,74 @@ func TestProbeTable(t *testing.T) {
 			for range 1 + rng.IntN(max(1, k/2)) {
 				filled[rng.IntN(k)] = true
 			}
+			var set binSet
+			for i, f := range filled {
+				if f {
+					set.add(i)
+				}
+			}
 			for i := range k {
 				if filled[i] {
 					continue
 				}
-				if got, want := m.probe(i, filled), probeReference(k, i, filled); got != want {
+				if got, want := m.probe(i, &set), probeReference(k, i, filled); got != want {
 					t.Fatalf("k %d, bin %d: probe %d, the full sequence %d", k, i, got, want)
 				}
+			}
+		}
+	}
+}
+
+// appendReference is the one-permutation signature of Append computed
+// plainly, with a flag per bin and the full probe sequence.
+func appendReference(k int, shingles []uint64) []uint64 {
+	sig := make([]uint64, k)
+	for i := range sig {
+		sig[i] = Empty
+	}
+	if len(shingles) == 0 {
+		return sig
+	}
+	filled := make([]bool, k)
+	for _, h := range shingles {
+		v := Mix64(h ^ ophSeed)
+		bin, _ := bits.Mul64(v, uint64(k))
+		if v < sig[bin] || !filled[bin] {
+			sig[bin] = v
+			filled[bin] = true
+		}
+	}
+	for i := range sig {
+		if !filled[i] {
+			sig[i] = sig[probeReference(k, i, filled)]
+		}
+	}
+	return sig
+}
+
+// TestAppendReference checks one-permutation signatures against
+// appendReference, for sets from empty to several times the signature,
+// with repeats, appended after other values.
+func TestAppendReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 84))
+	for _, k := range []int{1, 2, 7, 60, 63, 64, 65, 84, 200, MaxK} {
+		m, err := NewMinHasher(k, OnePermutation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 30 {
+			hs := make([]uint64, rng.IntN(3*k+2))
+			for i := range hs {
+				if i > 0 && rng.IntN(4) == 0 {
+					hs[i] = hs[rng.IntN(i)]
+				} else {
+					hs[i] = rng.Uint64()
+				}
+			}
+			got := m.Append([]uint64{42}, hs)
+			want := append([]uint64{42}, appendReference(k, hs)...)
+			if !slices.Equal(got, want) {
+				t.Fatalf("k %d, %d shingles: signature\n%x\nwant\n%x", k, len(hs), got, want)
 			}
 		}
 	}

@@ -48,7 +48,7 @@ func isNFKC(b []byte) bool {
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(b[i:])
+		r, n := decodeRune(b[i:])
 		if r >= 0x10000 || r == utf8.RuneError || nfkcInert[r/64]&(1<<(r%64)) == 0 {
 			return false
 		}

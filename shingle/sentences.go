@@ -6,7 +6,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
-	"golang.org/x/text/cases"
 )
 
 // DefaultSentenceEnds are the characters that end a sentence for
@@ -36,7 +35,8 @@ func (t *Tokenizer) AppendLongestSentences(dst []uint64, text []byte, n int, end
 	if t.sub == nil {
 		o := t.opts
 		o.Markup, o.NoNormalize = MarkupKeep, true
-		t.sub = &Tokenizer{opts: o, caser: cases.Fold(), stop: t.stop}
+		t.sub = newTokenizer(o, t.stop)
+		t.sub.slow = t.slow
 	}
 	t.Reset(text)
 	src := t.src

@@ -18,6 +18,8 @@ import (
 // goroutine.
 type Tokenizer struct {
 	opts   Options
+	slow   bool       // take the general paths only, for tests of the fast ones
+	skip   *[256]bool // the ASCII bytes next skips before a token
 	caser  cases.Caser
 	stop   map[string]bool // stop words, nil for none
 	plural []byte          // folded plural
@@ -59,7 +61,18 @@ func NewTokenizer(opts *Options) (*Tokenizer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Tokenizer{opts: o, caser: cases.Fold(), stop: stop}, nil
+	return newTokenizer(o, stop), nil
+}
+
+// newTokenizer returns a Tokenizer for the normalized options o and the
+// stop words stop.
+func newTokenizer(o Options, stop map[string]bool) *Tokenizer {
+	twoByteOnce.Do(buildTwoByte)
+	skip := &asciiSep
+	if o.KeepPunct {
+		skip = &asciiSpace
+	}
+	return &Tokenizer{opts: o, skip: skip, caser: cases.Fold(), stop: stop}
 }
 
 // Options returns the tokenizer's options with every default made explicit.
@@ -113,22 +126,30 @@ const maxRun = 64
 func (t *Tokenizer) gatherRun() {
 	src, i := t.src, t.pos
 	t.runMore = false
+	fold := !t.opts.NoHanFold
 	for i < len(src) && src[i] >= utf8.RuneSelf {
-		r, size := utf8.DecodeRune(src[i:])
-		if classify(r) != cSolo {
-			break
+		r, ok := decodeThreeByte(src, i)
+		size := 3
+		if !ok || !isCommonSolo(r) {
+			r, size = decodeRune(src[i:])
+			if classify(r) != cSolo {
+				break
+			}
 		}
 		if len(t.runEnds) == maxRun {
 			t.runMore = true
 			break
 		}
-		if !t.opts.NoHanFold {
+		if fold {
 			r = foldHan(r)
 		}
 		t.run = utf8.AppendRune(t.run, r)
 		i += size
 		for n := 0; i < len(src) && src[i] >= utf8.RuneSelf && n < 8; n++ {
-			r, size := utf8.DecodeRune(src[i:])
+			if r, ok := decodeThreeByte(src, i); ok && isCommonSolo(r) {
+				break
+			}
+			r, size := decodeRune(src[i:])
 			if classify(r) != cMark {
 				break
 			}
@@ -138,9 +159,17 @@ func (t *Tokenizer) gatherRun() {
 		t.runEnds = append(t.runEnds, len(t.run))
 	}
 	t.pos = i
-	if !t.opts.NoHanFold {
+	if fold {
 		t.foldPhrases()
 	}
+}
+
+// isCommonSolo reports whether r is one of the common letters of scripts
+// written without spaces that classify classifies first: a CJK ideograph
+// of the main block, a hiragana or a katakana letter.
+func isCommonSolo(r rune) bool {
+	return uint32(r-0x4E00) <= 0x9FFF-0x4E00 || uint32(r-0x3041) <= 0x3096-0x3041 ||
+		uint32(r-0x30A1) <= 0x30FA-0x30A1
 }
 
 // nextGram returns the next gram of the current run, or ok == false when
@@ -232,25 +261,29 @@ func (t *Tokenizer) next() (tok []byte, ok bool) {
 		}
 	}
 	src, i := t.src, t.pos
-	// Fast path: skip ASCII white space, then take an ASCII word that ends
-	// at a plain separator without copying it.
-	for i < len(src) && byteKind[src[i]] == kSpace {
+	if t.slow {
+		return t.nextSlow(i)
+	}
+	// Fast path: skip ASCII separators (white space, and punctuation unless
+	// it is kept), then take an ASCII word that ends at a plain separator
+	// without copying it.
+	skip := t.skip
+	for i < len(src) && skip[src[i]] {
 		i++
 	}
-	start, upper := i, false
-	for i < len(src) && i-start < MaxTokenLen {
-		k := byteKind[src[i]]
-		if k != kWord {
-			if k != kUpper {
-				break
-			}
-			upper = true
+	start, end := i, min(len(src), i+MaxTokenLen)
+	var seen uint8 // the asciiWord values of the word's bytes, or'ed
+	for i < end {
+		w := asciiWord[src[i]]
+		if w == 0 {
+			break
 		}
+		seen |= w
 		i++
 	}
 	if i > start && (i == len(src) || i-start == MaxTokenLen || plainEnd(src, i)) {
 		t.pos, t.solo = i, false
-		if !upper || t.opts.KeepCase {
+		if seen&wordUpper == 0 || t.opts.KeepCase {
 			return src[start:i], true
 		}
 		b := t.tok[:0]
@@ -287,7 +320,8 @@ func plainEnd(src []byte, i int) bool {
 func (t *Tokenizer) nextSlow(i int) ([]byte, bool) {
 	src := t.src
 	b := t.tok[:0]
-	wide := false // b holds non-ASCII runes
+	wide := false  // b holds non-ASCII runes
+	simple := true // every non-ASCII rune of b has a form in twoByte
 	lower := &asciiLower
 	if t.opts.KeepCase {
 		lower = &asciiSame
@@ -324,16 +358,27 @@ func (t *Tokenizer) nextSlow(i int) ([]byte, bool) {
 			}
 			continue
 		}
-		r, size := utf8.DecodeRune(src[i:])
-		switch classify(r) {
+		var r rune
+		var size, class int
+		if r2, ok := decodeTwoByte(src[i:]); ok {
+			r, size, class = r2, 2, int(twoByte[r2].class)
+		} else {
+			r, size = utf8.DecodeRune(src[i:])
+			class = classify(r)
+		}
+		switch class {
 		case cWord:
 			if len(b)+size > MaxTokenLen {
 				goto done
+			}
+			if size != 2 || twoByte[r].fold == 0 {
+				simple = false
 			}
 			b = append(b, src[i:i+size]...)
 			wide = true
 			i += size
 		case cMark:
+			simple = false
 			if len(b) == 0 || len(b)+size > MaxTokenLen {
 				// A mark with nothing to attach to stands for itself.
 				if len(b) > 0 {
@@ -374,6 +419,11 @@ done:
 	t.tok = b
 	if len(b) == 0 {
 		return nil, false
+	}
+	if wide && simple && !t.opts.KeepCase && !t.slow {
+		foldTwoByte(b)
+		t.solo = false
+		return b, true
 	}
 	return t.emit(b, wide, false), true
 }
@@ -569,6 +619,21 @@ var asciiKind, asciiLower, asciiSame [utf8.RuneSelf]uint8
 // with capitals as kUpper, and kHigh for the bytes of non-ASCII runes.
 var byteKind [256]uint8
 
+// asciiWord marks the ASCII letters and digits for the fast path:
+// wordLower for small letters and digits, wordUpper for capitals, 0 for
+// every other byte.
+var asciiWord [256]uint8
+
+const (
+	wordLower = 1 << iota
+	wordUpper
+)
+
+// asciiSep holds the ASCII bytes that are never part of a token when
+// punctuation is dropped (white space and punctuation), asciiSpace those
+// that are never part of one when it is kept (white space).
+var asciiSep, asciiSpace [256]bool
+
 func init() {
 	for c := range utf8.RuneSelf {
 		b := byte(c)
@@ -599,6 +664,14 @@ func init() {
 		default:
 			byteKind[c] = asciiKind[c]
 		}
+		switch byteKind[c] {
+		case kWord:
+			asciiWord[c] = wordLower
+		case kUpper:
+			asciiWord[c] = wordUpper
+		}
+		asciiSep[c] = c < utf8.RuneSelf && asciiKind[c] != kWord
+		asciiSpace[c] = c < utf8.RuneSelf && asciiKind[c] == kSpace
 	}
 }
 
