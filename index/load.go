@@ -192,7 +192,7 @@ const (
 	chunkSize    = 256       // documents per unit of analysis work
 	maxBulk      = 1 << 25   // documents buffered by a bulk load into an empty index
 	bulkTxPuts   = 1_000_000 // puts per bulk transaction
-	bulkTxBytes  = 64 << 20  // bytes per bulk transaction
+	bulkTxBytes  = 16 << 20  // bytes per bulk transaction (see bulkWriter)
 	phase1Docs   = 500_000   // documents per phase-1 transaction, at most
 	phase1Bytes  = 64 << 20  // bytes of records per phase-1 transaction, about
 	progressStep = 1 << 13   // documents between progress reports
@@ -528,9 +528,12 @@ func (l *loader) addPostings(n uint32, r *record) error {
 
 // writePostings writes the postings of sorter s, slot by slot in key order,
 // leaving out the dead documents, through w into bucket name; key appends
-// the key of hash h of slot i. A goroutine merges the runs and encodes
-// the postings while this one writes them.
-func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, dead []bool) error {
+// the key of hash h of slot i. With group >= 0 (the bands bucket of
+// schema 9: see bandgroups.go) key is not used: the postings of the hashes
+// of one group are written as one value under their bandGroupKey. A
+// goroutine merges the runs and encodes the postings while this one
+// writes them.
+func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, group int, dead []bool) error {
 	if s == nil {
 		return nil
 	}
@@ -560,6 +563,23 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 			b, arena = &batch{}, nil
 			return nil
 		}
+		// The group being gathered (group >= 0): its key, and where its
+		// value starts in the arena.
+		var gk [bandGroupKeyLen]byte
+		gs := -1
+		endGroup := func() error {
+			if gs < 0 {
+				return nil
+			}
+			ks := len(arena)
+			arena = append(arena, gk[:]...)
+			k := arena[ks:len(arena):len(arena)]
+			// The value lies before its key in the arena.
+			v := arena[gs:ks:ks]
+			gs = -1
+			return add(k, v)
+		}
+		var post []byte
 		for i := range s.buf {
 			err := s.each(i, func(h uint64, ns []uint32) error {
 				live = live[:0]
@@ -571,12 +591,8 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 				if len(live) == 0 {
 					return nil
 				}
-				ks := len(arena)
-				arena = key(arena, i, h)
-				k := arena[ks:len(arena):len(arena)]
-				vs := len(arena)
 				if len(live) == 1 {
-					arena = appendSingletonPosting(arena, live[0])
+					post = appendSingletonPosting(post[:0], live[0])
 				} else {
 					bm.Clear()
 					bm.AddMany(live)
@@ -585,10 +601,32 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 					if err != nil {
 						return err
 					}
-					arena = append(arena, v...)
+					post = v
 				}
+				if group >= 0 {
+					var nk [bandGroupKeyLen]byte
+					bandGroupKey(nk[:0], i, h, group)
+					if gs >= 0 && nk != gk {
+						if err := endGroup(); err != nil {
+							return err
+						}
+					}
+					if gs < 0 {
+						gk, gs = nk, len(arena)
+					}
+					arena = appendGroupEntry(arena, h, post)
+					return nil
+				}
+				ks := len(arena)
+				arena = key(arena, i, h)
+				k := arena[ks:len(arena):len(arena)]
+				vs := len(arena)
+				arena = append(arena, post...)
 				return add(k, arena[vs:len(arena):len(arena)])
 			})
+			if err == nil {
+				err = endGroup() // a group holds one band
+			}
 			if err != nil {
 				perr = err
 				return
@@ -728,11 +766,11 @@ func (l *loader) phase2() error {
 			i = j
 		}
 	}
-	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, dead); err != nil {
+	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, x.bandGroup, dead); err != nil {
 		return err
 	}
 	setKey := func(dst []byte, _ int, h uint64) []byte { return appendSetKey(dst, h) }
-	if err := l.writePostings(w, l.sets, bucketSets, setKey, dead); err != nil {
+	if err := l.writePostings(w, l.sets, bucketSets, setKey, -1, dead); err != nil {
 		return err
 	}
 	next := l.base + uint32(len(l.fps))

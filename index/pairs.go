@@ -499,20 +499,20 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 		nums = live
 		return x.bandGroupPairs(band, recs, nums, q, verified, fn)
 	}
-	for key, v := c.First(); key != nil; key, v = c.Next() {
-		if len(key) != 9 {
-			continue
-		}
-		if err := group(int(key[0]), binary.BigEndian.Uint64(key[1:]), v); err != nil {
-			return err
-		}
+	if err := x.eachBandPosting(bb, nil, group); err != nil {
+		return err
 	}
 	// The keys of the in-memory levels that have no posting in the bucket
 	// (not the exact keys the levels hold too).
 	seen := make(map[recentKey]bool)
 	for _, r := range lv {
 		for _, k := range r.keys() {
-			if k.b == exactBand || seen[k] || bb.Get(bandKey(int(k.b), k.h)) != nil {
+			if k.b == exactBand || seen[k] {
+				continue
+			}
+			if p, err := x.bandPosting(c, int(k.b), k.h); err != nil {
+				return err
+			} else if p != nil {
 				continue
 			}
 			seen[k] = true
