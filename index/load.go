@@ -815,7 +815,9 @@ func radixSort(es, tmp []entry) {
 }
 
 // bulkWriter writes keys in order over as many transactions as needed,
-// with full pages.
+// with full pages. A transaction holds at most bulkTxPuts puts and about
+// bulkTxBytes bytes of keys and values: bbolt keeps its dirty nodes in
+// memory, and their pages too while it commits.
 type bulkWriter struct {
 	x     *Index
 	tx    *bolt.Tx
