@@ -392,8 +392,6 @@ func exactKey(h uint64, n uint32) []byte {
 	return binary.BigEndian.AppendUint32(b, n)
 }
 
-// bandKey returns the key of band i with hash h in the bands bucket.
-func bandKey(i int, h uint64) []byte { return appendBandKey(make([]byte, 0, 9), i, h) }
 
 // appendBandKey appends the key of band i's hash h to dst.
 func appendBandKey(dst []byte, i int, h uint64) []byte {
