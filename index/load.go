@@ -544,9 +544,12 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 	quit := make(chan struct{})
 	errStop := errors.New("stopped")
 	var perr error // the producer's, read once ch is closed
+	newBatch := func() *batch {
+		return &batch{keys: make([][]byte, 0, batchLen), vals: make([][]byte, 0, batchLen)}
+	}
 	go func() {
 		defer close(ch)
-		b := &batch{}
+		b := newBatch()
 		var arena []byte // keys and values; bbolt keeps the values until the commit
 		var live []uint32
 		bm := roaring.New()
@@ -560,7 +563,8 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 			case <-quit:
 				return errStop
 			}
-			b, arena = &batch{}, nil
+			// The next batch's arena is about as large as this one's.
+			b, arena = newBatch(), make([]byte, 0, len(arena))
 			return nil
 		}
 		// The group being gathered (group >= 0): its key, and where its
