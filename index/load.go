@@ -157,6 +157,7 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		defer func() { _ = x.rebuildTableMirror() }()
 	}
 	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
+	l.encode = l.bulk
 	if l.bulk {
 		if o.Memory <= 0 {
 			o.Memory = DefaultLoadMemory
@@ -211,8 +212,14 @@ type loader struct {
 	started bool     // phase 1 has written (the loading flag is set)
 	base    uint32   // first document number of the load
 	pending []record // phase 1: analysed, not yet written
-	// pendingBytes is about the size of the records of pending.
+	// pendingEnc holds the encoded records of pending, as the workers
+	// encoded them (encodeRecord), so that the writing goroutine only
+	// writes them; pendingBytes is their size.
+	pendingEnc   [][]byte
 	pendingBytes int
+	// encode says the workers encode the records (a bulk load at the
+	// start of the run; set before the workers start).
+	encode bool
 	ids          []idNum
 	fps          []uint64 // by document number - base
 	exact        []uint64
@@ -243,6 +250,7 @@ type chunk struct {
 	docs  []Doc
 	bytes int64 // text bytes of docs
 	recs  []record
+	encs  [][]byte // the records encoded (loader.encode)
 	errs  []error
 	done  chan struct{}
 }
@@ -267,6 +275,9 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 				for i := range c.docs {
 					c.recs[i], c.errs[i] = l.x.analyzeDoc(a, &c.docs[i])
 					c.docs[i].Text = nil
+					if l.encode && c.errs[i] == nil {
+						c.encs[i] = encodeRecord(nil, &c.recs[i], l.x.lay)
+					}
 				}
 				close(c.done)
 			}
@@ -283,6 +294,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 		cur := &chunk{}
 		submit := func() bool {
 			cur.recs = make([]record, len(cur.docs))
+			cur.encs = make([][]byte, len(cur.docs))
 			cur.errs = make([]error, len(cur.docs))
 			cur.done = make(chan struct{})
 			c := cur
@@ -351,7 +363,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 					l.opts.Empty(r.id)
 				}
 			}
-			if err := l.add(c.recs[i]); err != nil {
+			if err := l.add(c.recs[i], c.encs[i]); err != nil {
 				stop = err
 				break
 			}
@@ -376,7 +388,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 }
 
 // add takes one analysed document.
-func (l *loader) add(r record) error {
+func (l *loader) add(r record, enc []byte) error {
 	if !l.bulk {
 		l.batch = append(l.batch, r)
 		if len(l.batch) >= l.opts.BatchSize {
@@ -384,8 +396,12 @@ func (l *loader) add(r record) error {
 		}
 		return nil
 	}
+	if enc == nil {
+		enc = encodeRecord(nil, &r, l.x.lay)
+	}
 	l.pending = append(l.pending, r)
-	l.pendingBytes += 64 + len(r.id) + 8*(len(r.sig)+len(r.bands)+len(r.short)+len(r.set)+len(r.shingles))
+	l.pendingEnc = append(l.pendingEnc, enc)
+	l.pendingBytes += 64 + len(enc) + 8*len(r.shingles)
 	if len(l.pending) >= phase1Docs || l.pendingBytes >= phase1Bytes {
 		if err := l.phase1(); err != nil {
 			return err
@@ -470,7 +486,7 @@ func (l *loader) phase1() error {
 		for i := range l.pending {
 			r := &l.pending[i]
 			n := l.base + uint32(len(l.fps))
-			if err := docs.Put(docKey(n), encodeRecord(nil, r, x.lay)); err != nil {
+			if err := docs.Put(docKey(n), l.pendingEnc[i]); err != nil {
 				return err
 			}
 			if r.text {
@@ -499,7 +515,8 @@ func (l *loader) phase1() error {
 	}
 	l.started = true
 	clear(l.pending)
-	l.pending, l.pendingBytes = l.pending[:0], 0
+	clear(l.pendingEnc)
+	l.pending, l.pendingEnc, l.pendingBytes = l.pending[:0], l.pendingEnc[:0], 0
 	return nil
 }
 
