@@ -19,11 +19,12 @@ type Index struct {
 	keyBytes int // bytes of a table key: ceil(KeyBits/8)
 	sufBytes int // bytes of an entry's fingerprint suffix: ceil((64-KeyBits)/8)
 	lay      layout
+	akey     uint64 // analysisKey of the settings: the probes AddProbed stores
+
 	// bandGroup is the width of the groups of the bands bucket
 	// (bandGroupKey), or -1 in an index created before schema 9, whose
 	// bands bucket has a key per hash (see bandgroups.go).
 	bandGroup int
-	akey     uint64 // analysisKey of the settings: the probes AddProbed stores
 
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64

@@ -217,15 +217,16 @@ type loader struct {
 	// writes them; pendingBytes is their size.
 	pendingEnc   [][]byte
 	pendingBytes int
-	// encode says the workers encode the records (a bulk load at the
-	// start of the run; set before the workers start).
-	encode bool
 	ids          []idNum
 	fps          []uint64 // by document number - base
 	exact        []uint64
 	text         []bool
 	bands        *postingSorter // band postings, with MinHash
 	sets         *postingSorter // set postings, with sets
+
+	// encode says the workers encode the records (a bulk load at the
+	// start of the run; set before the workers start).
+	encode bool
 }
 
 // closeSorters removes the sorters' files.

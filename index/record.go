@@ -392,7 +392,6 @@ func exactKey(h uint64, n uint32) []byte {
 	return binary.BigEndian.AppendUint32(b, n)
 }
 
-
 // appendBandKey appends the key of band i's hash h to dst.
 func appendBandKey(dst []byte, i int, h uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(dst, byte(i)), h)
