@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -701,12 +702,7 @@ func (l *loader) phase2() error {
 	}
 
 	// IDs: the last document of each ID wins; earlier ones are dropped.
-	slices.SortFunc(l.ids, func(a, b idNum) int {
-		if c := strings.Compare(a.id, b.id); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.n, b.n)
-	})
+	sortIDs(l.ids)
 	dead := make([]bool, len(l.fps))
 	var deadRecs []change
 	var deadIDs []string // for LoadOptions.Replaced
@@ -808,6 +804,67 @@ func (l *loader) phase2() error {
 	l.started = false
 	l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
 	return l.closeSorters()
+}
+
+// sortIDs sorts ids by ID, and by number among equal IDs. A long list is
+// cut in GOMAXPROCS parts sorted at once, then merged pairwise (through
+// a second list of its size).
+func sortIDs(ids []idNum) {
+	cmpID := func(a, b idNum) int {
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	}
+	sortIDsIn(ids, min(runtime.GOMAXPROCS(0), len(ids)>>15), cmpID)
+}
+
+// sortIDsIn sorts ids by cmpID in parts parts sorted at once, then merged.
+func sortIDsIn(ids []idNum, parts int, cmpID func(a, b idNum) int) {
+	if parts < 2 {
+		slices.SortFunc(ids, cmpID)
+		return
+	}
+	bounds := make([]int, parts+1)
+	for i := range bounds {
+		bounds[i] = i * len(ids) / parts
+	}
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() { slices.SortFunc(ids[bounds[i]:bounds[i+1]], cmpID) })
+	}
+	wg.Wait()
+	tmp := make([]idNum, len(ids))
+	src, dst := ids, tmp
+	for len(bounds) > 2 {
+		var next []int
+		for i := 0; i < len(bounds)-1; i += 2 {
+			lo := bounds[i]
+			if i+2 >= len(bounds) { // the odd part out
+				copy(dst[lo:], src[lo:bounds[i+1]])
+				next = append(next, lo)
+				continue
+			}
+			mid, hi := bounds[i+1], bounds[i+2]
+			a, b, k := src[lo:mid], src[mid:hi], lo
+			for len(a) > 0 && len(b) > 0 {
+				if cmpID(b[0], a[0]) < 0 {
+					dst[k], b = b[0], b[1:]
+				} else {
+					dst[k], a = a[0], a[1:]
+				}
+				k++
+			}
+			k += copy(dst[k:], a)
+			copy(dst[k:], b)
+			next = append(next, lo)
+		}
+		bounds = append(next, len(ids))
+		src, dst = dst, src
+	}
+	if &src[0] != &ids[0] {
+		copy(ids, src)
+	}
 }
 
 // radixSort sorts es by permuted fingerprint, stably, using tmp (of the
