@@ -191,7 +191,9 @@ const DefaultLoadMemory = 128 << 20
 
 // Bulk-load limits.
 const (
-	chunkSize    = 256       // documents per unit of analysis work
+	chunkSize    = 256       // documents per unit of analysis work, at most
+	chunkBytes   = 256 << 10 // bytes of text per unit of analysis work, about
+	chunksAhead  = 8         // units of work in flight per worker, at most
 	maxBulk      = 1 << 25   // documents buffered by a bulk load into an empty index
 	bulkTxPuts   = 1_000_000 // puts per bulk transaction
 	bulkTxBytes  = 16 << 20  // bytes per bulk transaction (see bulkWriter)
@@ -218,6 +220,8 @@ type loader struct {
 	// writes them; pendingBytes is their size.
 	pendingEnc   [][]byte
 	pendingBytes int
+	queued       int        // documents handed to phase1
+	writing      chan error // the end of phase1's transaction under way
 	ids          []idNum
 	fps          []uint64 // by document number - base
 	exact        []uint64
@@ -263,12 +267,14 @@ type chunk struct {
 // Three stages overlap: a feeding goroutine reads src and cuts it into
 // chunks; the workers analyse chunks; the calling goroutine takes the
 // analysed chunks in input order and writes them (add, the commits, the
-// callbacks). At most 2×Workers+2 chunks are in flight, so memory is
-// bounded by chunkSize documents per chunk whatever the corpus.
+// callbacks). A chunk ends at chunkSize documents or chunkBytes of text,
+// whichever comes first, so that one chunk of long texts does not keep
+// the others waiting for it; at most chunksAhead×Workers+2 chunks are in
+// flight, so memory is bounded whatever the corpus.
 func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 	workers := l.opts.Workers
-	work := make(chan *chunk, 2*workers)
-	ready := make(chan *chunk, 2*workers)
+	work := make(chan *chunk, chunksAhead*workers)
+	ready := make(chan *chunk, chunksAhead*workers)
 	quit := make(chan struct{}) // closed when the writing stage stops
 	for range workers {
 		go func() {
@@ -332,7 +338,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 				cur.bytes += int64(len(d.Text))
 			}
 			cur.docs = append(cur.docs, d)
-			if len(cur.docs) == chunkSize && !submit() {
+			if (len(cur.docs) == chunkSize || cur.bytes >= chunkBytes) && !submit() {
 				return
 			}
 		}
@@ -409,7 +415,7 @@ func (l *loader) add(r record, enc []byte) error {
 			return err
 		}
 	}
-	if len(l.fps)+len(l.pending) >= maxBulk {
+	if l.queued+len(l.pending) >= maxBulk {
 		if err := l.phase2(); err != nil {
 			return err
 		}
@@ -466,29 +472,60 @@ func (l *loader) commitBatch() error {
 	return nil
 }
 
-// phase1 writes the pending documents' records (and shingle sets) of a
-// bulk load, uncommitted: the loading flag makes readers ignore them until
-// phase2 commits. Their band and set postings go to the sorters, for
-// phase2.
+// phase1 hands the pending documents to a goroutine that writes them
+// (writePhase1) once the transaction of those handed before is over, so
+// that the analysed documents keep being taken while a transaction writes
+// and commits. It returns the error of the transaction before.
 func (l *loader) phase1() error {
+	if err := l.waitPhase1(); err != nil {
+		return err
+	}
 	if len(l.pending) == 0 {
 		return nil
 	}
+	recs, encs := l.pending, l.pendingEnc
+	l.queued += len(recs)
+	l.pending, l.pendingEnc, l.pendingBytes = nil, nil, 0
+	done := make(chan error, 1)
+	l.writing = done
+	go func() { done <- l.writePhase1(recs, encs) }()
+	return nil
+}
+
+// waitPhase1 waits for the transaction of phase1 under way, if any, and
+// returns its error.
+func (l *loader) waitPhase1() error {
+	if l.writing == nil {
+		return nil
+	}
+	err := <-l.writing
+	l.writing = nil
+	return err
+}
+
+// writePhase1 writes the records (and shingle sets) recs, encoded as
+// encs, of a bulk load, uncommitted: the loading flag makes readers ignore
+// them until phase2 commits. Their band and set postings go to the
+// sorters, for phase2. Only one runs at a time, and nothing else uses
+// what it changes in l (base, started, ids, fps, exact, text, the
+// sorters) until waitPhase1 returns.
+func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 	x := l.x
+	before := len(l.fps)
 	err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !l.started {
 			l.base = m.next
 		}
-		if uint64(l.base)+uint64(len(l.fps))+uint64(len(l.pending)) >= 1<<32-1 {
+		if uint64(l.base)+uint64(len(l.fps))+uint64(len(recs)) >= 1<<32-1 {
 			return fmt.Errorf("index: load: %w", ErrFull)
 		}
 		docs := tx.Bucket(bucketDocs)
 		docs.FillPercent = 1.0
-		for i := range l.pending {
-			r := &l.pending[i]
+		for i := range recs {
+			r := &recs[i]
 			n := l.base + uint32(len(l.fps))
-			if err := docs.Put(docKey(n), l.pendingEnc[i]); err != nil {
+			if err := docs.Put(docKey(n), encs[i]); err != nil {
 				return err
 			}
 			if r.text {
@@ -509,16 +546,10 @@ func (l *loader) phase1() error {
 	})
 	if err != nil {
 		// Forget what this transaction would have added.
-		n := len(l.fps) - len(l.pending)
-		if n >= 0 && len(l.ids) > n {
-			l.ids, l.fps, l.exact, l.text = l.ids[:n], l.fps[:n], l.exact[:n], l.text[:n]
-		}
+		l.ids, l.fps, l.exact, l.text = l.ids[:before], l.fps[:before], l.exact[:before], l.text[:before]
 		return boltErr(err)
 	}
 	l.started = true
-	clear(l.pending)
-	clear(l.pendingEnc)
-	l.pending, l.pendingEnc, l.pendingBytes = l.pending[:0], l.pendingEnc[:0], 0
 	return nil
 }
 
@@ -688,6 +719,7 @@ func (l *loader) phase2() error {
 	ok := false
 	defer func() {
 		w.rollback()
+		_ = l.waitPhase1() // none is under way but on an early return
 		if !ok && l.started {
 			l.started = false
 			l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
@@ -695,6 +727,9 @@ func (l *loader) phase2() error {
 		}
 	}()
 	if err := l.phase1(); err != nil {
+		return err
+	}
+	if err := l.waitPhase1(); err != nil {
 		return err
 	}
 	if !l.started {
