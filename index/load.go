@@ -284,7 +284,10 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 					c.recs[i], c.errs[i] = l.x.analyzeDoc(a, &c.docs[i])
 					c.docs[i].Text = nil
 					if l.encode && c.errs[i] == nil {
-						c.encs[i] = encodeRecord(nil, &c.recs[i], l.x.lay)
+						r := &c.recs[i]
+						// At most: 8 bytes a value and a word of header.
+						size := 64 + len(r.id) + 8*(len(r.sig)+len(r.bands)+len(r.set)+len(r.short))
+						c.encs[i] = encodeRecord(make([]byte, 0, size), r, l.x.lay)
 					}
 				}
 				close(c.done)
@@ -587,6 +590,17 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 	if s == nil {
 		return nil
 	}
+	// The dead documents as bits, looked up in hash order (at random):
+	// an eighth of the bytes to miss the cache on; none without any.
+	var deadBits []uint64
+	for i, d := range dead {
+		if d {
+			if deadBits == nil {
+				deadBits = make([]uint64, (len(dead)+63)/64)
+			}
+			deadBits[i/64] |= 1 << (i % 64)
+		}
+	}
 	s.finish()
 	type batch struct{ keys, vals [][]byte }
 	const batchLen = 4096
@@ -601,7 +615,7 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 		defer close(ch)
 		b := newBatch()
 		var arena []byte // keys and values; bbolt keeps the values until the commit
-		var live []uint32
+		var live, kept []uint32
 		bm := roaring.New()
 		add := func(k, v []byte) error {
 			b.keys, b.vals = append(b.keys, k), append(b.vals, v)
@@ -636,17 +650,23 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 		var post []byte
 		for i := range s.buf {
 			err := s.each(i, func(h uint64, ns []uint32) error {
-				live = live[:0]
-				for _, n := range ns {
-					if !dead[n-l.base] {
-						live = append(live, n)
+				live = ns
+				if deadBits != nil {
+					kept = kept[:0]
+					for _, n := range ns {
+						if i := n - l.base; deadBits[i/64]&(1<<(i%64)) == 0 {
+							kept = append(kept, n)
+						}
 					}
+					live = kept
 				}
 				if len(live) == 0 {
 					return nil
 				}
 				if len(live) == 1 {
 					post = appendSingletonPosting(post[:0], live[0])
+				} else if p, ok := appendSmallPosting(post[:0], live); ok {
+					post = p
 				} else {
 					bm.Clear()
 					bm.AddMany(live)

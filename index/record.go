@@ -488,3 +488,51 @@ func bandsOf(v []byte, l layout) []uint64 {
 	}
 	return bands
 }
+
+// appendSmallPosting appends to dst the posting of docs (sorted, without
+// repeats, at least two) as a roaring bitmap serializes it, run-optimized,
+// when every 2^16-aligned block of numbers holds at most 3 of them: then
+// each container is an array (runs would take more bytes), and the bytes
+// are those of roaring's ToBytes, written without building a bitmap. It
+// reports false, and appends nothing, for a posting of larger blocks.
+func appendSmallPosting(dst []byte, docs []uint32) ([]byte, bool) {
+	containers, run := 0, 0
+	for i, n := range docs {
+		if i > 0 && n>>16 == docs[i-1]>>16 {
+			if run++; run > 3 {
+				return dst, false
+			}
+			continue
+		}
+		containers, run = containers+1, 1
+	}
+	// The portable format without run containers: the cookie, the
+	// number of containers, each container's key and cardinality - 1,
+	// each container's offset, then each container's values.
+	const cookieNoRuns = 12346
+	dst = binary.LittleEndian.AppendUint32(dst, cookieNoRuns)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(containers))
+	for i := 0; i < len(docs); {
+		j := i + 1
+		for j < len(docs) && docs[j]>>16 == docs[i]>>16 {
+			j++
+		}
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(docs[i]>>16))
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(j-i-1))
+		i = j
+	}
+	off := 8 + 8*containers
+	for i := 0; i < len(docs); {
+		j := i + 1
+		for j < len(docs) && docs[j]>>16 == docs[i]>>16 {
+			j++
+		}
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(off))
+		off += 2 * (j - i)
+		i = j
+	}
+	for _, n := range docs {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(n))
+	}
+	return dst, true
+}
