@@ -120,7 +120,7 @@ func (s *postingSorter) spill() error {
 // runReader reads the entries of one slot of a run in order, a block of
 // runBlock entries at a time.
 type runReader struct {
-	r    io.Reader
+	r     io.Reader
 	left  int    // entries not yet in buf
 	block []byte // runBlock entries
 	buf   []byte // the entries of block read, not yet taken
