@@ -441,6 +441,10 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 	return nil
 }
 
+// maxPairRecords is the most records bandPairs keeps found (a slice
+// header and a map entry each, about 50 bytes).
+const maxPairRecords = 1 << 21
+
 // bandPairs reports the pairs beyond q.maxDist that share a MinHash band
 // and reach q.minSim, each from the first band they share, leaving out the
 // documents of empty (emptyDocs).
@@ -454,6 +458,26 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	var recs []record
 	var nums []uint32
 	postings := 0
+	// The records read so far, checked, by document number: a document
+	// is in a posting of each of its bands, and its record is looked up
+	// and checked once, not once a band. They are slices of the file's
+	// pages (valid in tx), so the cache holds a slice header an entry; it
+	// is emptied when it holds maxPairRecords.
+	seen := make(map[uint32][]byte)
+	read := func(n uint32) ([]byte, error) {
+		if v, ok := seen[n]; ok {
+			return v, nil
+		}
+		v := docs.Get(docKey(n))
+		if _, err := decodeRecord(v, x.lay, false); err != nil {
+			return nil, err
+		}
+		if len(seen) >= maxPairRecords {
+			clear(seen)
+		}
+		seen[n] = v
+		return v, nil
+	}
 	// The documents of one band key: those of its posting in the bucket,
 	// and those of the in-memory levels (verified).
 	group := func(band int, h uint64, posting []byte) error {
@@ -483,19 +507,25 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 		if len(nums) < 2 {
 			return nil
 		}
-		recs = recs[:0]
 		live := nums[:0]
 		for _, n := range nums {
 			if empty[n] {
 				continue // an empty text matches nothing
 			}
-			r, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
+			v, err := read(n)
 			if err != nil {
 				return err
 			}
-			recs = append(recs, r)
+			k := len(live)
+			if k == len(recs) {
+				recs = append(recs, record{})
+			}
+			if err := decodeChecked(&recs[k], v, x.lay, true); err != nil {
+				return err
+			}
 			live = append(live, n)
 		}
+		recs := recs[:len(live)]
 		nums = live
 		return x.bandGroupPairs(band, recs, nums, q, verified, fn)
 	}
@@ -504,10 +534,10 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	}
 	// The keys of the in-memory levels that have no posting in the bucket
 	// (not the exact keys the levels hold too).
-	seen := make(map[recentKey]bool)
+	done := make(map[recentKey]bool)
 	for _, r := range lv {
 		for _, k := range r.keys() {
-			if k.b == exactBand || seen[k] {
+			if k.b == exactBand || done[k] {
 				continue
 			}
 			if p, err := x.bandPosting(c, int(k.b), k.h); err != nil {
@@ -515,7 +545,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 			} else if p != nil {
 				continue
 			}
-			seen[k] = true
+			done[k] = true
 			if err := group(int(k.b), k.h, nil); err != nil {
 				return err
 			}

@@ -229,19 +229,36 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 	if n := len(v) - 4; v[8]&flagCRC != 0 && (n < 9 || crc32.Checksum(v[:n], castagnoli) != binary.BigEndian.Uint32(v[n:])) {
 		return r, fmt.Errorf("%w: %v", ErrCorrupt, corruptRecord{binary.BigEndian.Uint64(v)})
 	}
-	v = body(v)
+	err := decodeChecked(&r, v, l, full)
+	return r, err
+}
+
+// decodeChecked is decodeRecord of a record v whose checksum was checked
+// (by decodeRecord): it decodes v into r, reusing r's slices, and does not
+// check the checksum again.
+func decodeChecked(r *record, v []byte, l layout, full bool) error {
+	if len(v) < 9 {
+		return fmt.Errorf("%w: short document record", ErrCorrupt)
+	}
+	if v[8]&flagCRC != 0 {
+		if len(v) < 13 {
+			return fmt.Errorf("%w: short document record", ErrCorrupt)
+		}
+		v = v[:len(v)-4]
+	}
+	*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := recordFlags(v)
 	switch flags &^ flagSig32 {
 	case 0:
 		if flags != 0 {
-			return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+			return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 		}
 		v = v[9:]
 	case flagText, flagText | flagShort:
 		n := textLen(v, l)
 		if n < 0 {
-			return r, fmt.Errorf("%w: short document record", ErrCorrupt)
+			return fmt.Errorf("%w: short document record", ErrCorrupt)
 		}
 		w := sigWidth(v)
 		t := v[9:]
@@ -251,36 +268,34 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 		k := l.k
 		sk := w * k // bytes of the signature
 		if full && k > 0 {
-			r.sig = make([]uint64, k)
 			if sk == 4*k {
-				for i := range r.sig {
-					r.sig[i] = uint64(binary.BigEndian.Uint32(t[8+4*i:]))
+				for i := range k {
+					r.sig = append(r.sig, uint64(binary.BigEndian.Uint32(t[8+4*i:])))
 				}
 			} else {
-				for i := range r.sig {
-					r.sig[i] = binary.BigEndian.Uint64(t[8+8*i:])
+				for i := range k {
+					r.sig = append(r.sig, binary.BigEndian.Uint64(t[8+8*i:]))
 				}
 			}
-			r.bands = make([]uint64, l.bands)
-			for i := range r.bands {
-				r.bands[i] = binary.BigEndian.Uint64(t[8+sk+8*i:])
+			for i := range l.bands {
+				r.bands = append(r.bands, binary.BigEndian.Uint64(t[8+sk+8*i:]))
 			}
 		}
 		if full && l.sets {
-			r.set = setOf(nil, t[8*(1+l.bands)+sk:])
+			r.set = setOf(r.set, t[8*(1+l.bands)+sk:])
 		}
 		if full && flags&flagShort != 0 {
 			off := 8*(1+l.bands) + sk
 			if l.sets {
 				off += 1 + 8*int(t[off])
 			}
-			r.short = setOf(nil, t[off:])
+			r.short = setOf(r.short, t[off:])
 		}
 	default:
-		return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
 	r.id = string(v)
-	return r, nil
+	return nil
 }
 
 // setOf appends to dst the set encoded at the start of b (a count byte and
