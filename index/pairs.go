@@ -455,7 +455,7 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	lv := x.levels()
 	dc := docs.Cursor()
 	verified := x.verifier(tx)
-	var recs []record
+	var recs []lazyRecord
 	var nums []uint32
 	postings := 0
 	// The records read so far, checked, by document number: a document
@@ -469,8 +469,10 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 			return v, nil
 		}
 		v := docs.Get(docKey(n))
-		if _, err := decodeRecord(v, x.lay, false); err != nil {
+		if r, err := decodeRecord(v, x.lay, false); err != nil {
 			return nil, err
+		} else if !r.text {
+			return nil, fmt.Errorf("%w: document %d in a band posting has no text", ErrCorrupt, n)
 		}
 		if len(seen) >= maxPairRecords {
 			clear(seen)
@@ -518,11 +520,9 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 			}
 			k := len(live)
 			if k == len(recs) {
-				recs = append(recs, record{})
+				recs = append(recs, lazyRecord{})
 			}
-			if err := decodeChecked(&recs[k], v, x.lay, true); err != nil {
-				return err
-			}
+			recs[k].reset(v, x.lay)
 			live = append(live, n)
 		}
 		recs := recs[:len(live)]
@@ -554,19 +554,70 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	return nil
 }
 
+// lazyRecord is a checked text record (see decodeChecked), decoded only
+// when, and as far as, a pair needs it: its fingerprint at once, its
+// bands and signature on the first comparison that reaches them.
+type lazyRecord struct {
+	v    []byte
+	lay  layout
+	fp   uint64
+	full bool
+	r    record
+}
+
+// reset makes l the lazy record of checked record v.
+func (l *lazyRecord) reset(v []byte, lay layout) {
+	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
+}
+
+// sharesBandBefore reports whether the text records l and m share a band
+// before band, reading the bands where they are stored.
+func (l *lazyRecord) sharesBandBefore(m *lazyRecord, band int) bool {
+	// After the flags, the exact hash and the signature.
+	ol := 17 + sigWidth(l.v)*l.lay.k
+	om := 17 + sigWidth(m.v)*m.lay.k
+	for i := range band {
+		h := binary.BigEndian.Uint64(l.v[ol+8*i:])
+		if h != 0 && h == binary.BigEndian.Uint64(m.v[om+8*i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// record returns l decoded.
+func (l *lazyRecord) record() (*record, error) {
+	if !l.full {
+		if err := decodeChecked(&l.r, l.v, l.lay, true); err != nil {
+			return nil, err
+		}
+		l.full = true
+	}
+	return &l.r, nil
+}
+
 // bandGroupPairs reports the pairs of the documents recs (numbered nums)
 // that share band, beyond q.maxDist, not sharing an earlier band, and
 // within q's similarity (with q.verify, the exact one, from verified).
-func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryParams, verified func(a, b uint32) (float64, bool, error), fn func(a, b uint32, d int, sim float64) error) error {
+// A record is decoded only for a pair beyond q.maxDist: copies within it
+// (the exact ones among them) cost a fingerprint comparison.
+func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q queryParams, verified func(a, b uint32) (float64, bool, error), fn func(a, b uint32, d int, sim float64) error) error {
 	for a := range recs {
 		for b := a + 1; b < len(recs); b++ {
-			ra, rb := &recs[a], &recs[b]
-			d := bits.OnesCount64(ra.fp ^ rb.fp)
+			d := bits.OnesCount64(recs[a].fp ^ recs[b].fp)
 			if d <= q.maxDist {
 				continue // reported from the tables
 			}
-			if sharesBandBefore(ra, rb, band) {
+			if recs[a].sharesBandBefore(&recs[b], band) {
 				continue // reported from an earlier band
+			}
+			ra, err := recs[a].record()
+			if err != nil {
+				return err
+			}
+			rb, err := recs[b].record()
+			if err != nil {
+				return err
 			}
 			if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
 				continue
@@ -589,14 +640,4 @@ func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryPa
 		}
 	}
 	return nil
-}
-
-// sharesBandBefore reports whether a and b share a band before band.
-func sharesBandBefore(a, b *record, band int) bool {
-	for i := range band {
-		if a.bands[i] == b.bands[i] && a.bands[i] != 0 {
-			return true
-		}
-	}
-	return false
 }
