@@ -602,9 +602,9 @@ func ingestCorpusDoc(name string) string {
 	return ""
 }
 
-// ingestSerial says which stages of a load run on one goroutine, as the
+// ingestSerial says which stage of a load runs on one goroutine, as the
 // profiles show.
-const ingestSerial = "Two stages of a load run on one goroutine each and bound the speed-up from a second core: decoding the JSON lines (`encoding/json` in the input reader: `checkValid`, `unquoteBytes`, `stateInString` in the profiles) and, at the end of a load into a new index, writing the sorted band postings into bbolt, one put per band key (`cmpbody`, `Inode.Key`: the B+tree's search on each put; 14 keys a long text, 34 a short one with the short-text layer)."
+const ingestSerial = "One stage of a load runs on one goroutine and bounds the speed-up from a second core: at the end of a load into a new index, writing the sorted IDs, exact keys, table groups and band groups into bbolt, one put each (`Cursor.search`, `cmpbody`: the B+tree's search on each put), while a second goroutine merges the sorted runs of band postings. The band postings are grouped (about 16 hashes a put at the expected size, schema 9), and JSON lines are decoded in one validating pass on the reading goroutine (`jsondoc.Document`)."
 
 // readIngestResults reads the results that ingest -json wrote to the
 // comma-separated paths, one run each (for example one per corpus), as

@@ -98,18 +98,18 @@ func (f *bandFilter) has(i int, h uint64) bool {
 // full reports whether the filter holds more keys than it was made for.
 func (f *bandFilter) full() bool { return f.keys.Load() > f.limit }
 
-// buildBandFilter returns a filter of every key of the bands bucket and
+// buildBandFilter returns a filter of every band hash of the bands bucket and
 // every hash of the exact bucket in tx, with room for capacity keys. It
-// costs a scan of the two buckets' keys.
-func buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
+// costs a scan of the two buckets (the bands bucket's values too when it
+// is grouped).
+func (x *Index) buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 	f := newBandFilter(capacity)
 	if bb := tx.Bucket(bucketBands); bb != nil {
-		c := bb.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if len(k) == 9 {
-				f.add(int(k[0]), binary.BigEndian.Uint64(k[1:]))
-			}
-		}
+		// A damaged key or group is left out (Check reports it).
+		_ = x.eachBandPosting(bb, func([]byte, string) {}, func(b int, h uint64, _ []byte) error {
+			f.add(b, h)
+			return nil
+		})
 	}
 	if eb := tx.Bucket(bucketExact); eb != nil {
 		c := eb.Cursor()
@@ -147,7 +147,7 @@ func (x *Index) rebuildBandFilter(capacity int64) error {
 	var f *bandFilter
 	err := x.view(func(tx *bolt.Tx) error {
 		build := func(capacity int64) *bandFilter {
-			f := buildBandFilter(tx, capacity)
+			f := x.buildBandFilter(tx, capacity)
 			for _, r := range x.levels() {
 				for _, k := range r.keys() {
 					f.add(int(k.b), k.h)

@@ -22,8 +22,12 @@ func (ck *checker) bands() {
 			byN[binary.BigEndian.Uint32(v)] = r
 		}
 	}
-	tx.Bucket(bucketBands).ForEach(func(key, v []byte) error {
-		if len(key) != 9 || int(key[0]) >= nb {
+	bad := func(key []byte, what string) {
+		pr.add("band key %x: %s", key, what)
+	}
+	_ = x.eachBandPosting(tx.Bucket(bucketBands), bad, func(b int, h uint64, v []byte) error {
+		key := appendBandKey(nil, b, h)
+		if b >= nb {
 			pr.add("band key %x malformed", key)
 			return nil
 		}
@@ -35,11 +39,10 @@ func (ck *checker) bands() {
 		if bm.IsEmpty() {
 			pr.add("band %x: empty posting", key)
 		}
-		h := binary.BigEndian.Uint64(key[1:])
 		for n := range roaring.Values(&bm) {
 			members++
 			r := byN[n]
-			if r == nil || r.bands[key[0]] != h || n >= m.bandFrom(x, int(key[0])) {
+			if r == nil || r.bands[b] != h || n >= m.bandFrom(x, b) {
 				pr.add("band %x: document %d does not have this band", key, n)
 				break
 			}

@@ -1,8 +1,6 @@
 package index
 
 import (
-	"bytes"
-	"encoding/binary"
 	"fmt"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -15,7 +13,8 @@ import (
 // the in-memory levels that belong to tx's snapshot (recentKeyDocs). A
 // band the band filter bf (nil: none) has never seen is not looked up.
 // docs is the docs bucket. Cost: a filter lookup, a seek and a decoding
-// of the posting per band, and the levels' lookups.
+// of the posting per band (and a scan of its group: see bandgroups.go),
+// and the levels' lookups.
 func (x *Index) bandHits(hits []hit, tx *bolt.Tx, bf *bandFilter, docs *bolt.Bucket, bands []uint64, minBands int) ([]hit, error) {
 	// The bands the filter may hold, asked in one pass so that its
 	// cache misses (about one a band) overlap.
@@ -33,13 +32,14 @@ func (x *Index) bandHits(hits []hit, tx *bolt.Tx, bf *bandFilter, docs *bolt.Buc
 	// new one each time.
 	bc := tx.Bucket(bucketBands).Cursor()
 	var bms []*roaring.Bitmap
-	var bk [9]byte
 	var nums []uint32
 	for ki, key := range ks {
 		var b *roaring.Bitmap
-		bk[0] = key.b
-		binary.BigEndian.PutUint64(bk[1:], key.h)
-		if k, v := bc.Seek(bk[:]); v != nil && bytes.Equal(k, bk[:]) {
+		v, err := x.bandPosting(bc, int(key.b), key.h)
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
 			b = roaring.New()
 			if err := readPosting(b, v); err != nil {
 				return nil, fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)

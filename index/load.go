@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -157,6 +158,7 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		defer func() { _ = x.rebuildTableMirror() }()
 	}
 	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
+	l.encode = l.bulk
 	if l.bulk {
 		if o.Memory <= 0 {
 			o.Memory = DefaultLoadMemory
@@ -189,10 +191,12 @@ const DefaultLoadMemory = 128 << 20
 
 // Bulk-load limits.
 const (
-	chunkSize    = 256       // documents per unit of analysis work
+	chunkSize    = 256       // documents per unit of analysis work, at most
+	chunkBytes   = 256 << 10 // bytes of text per unit of analysis work, about
+	chunksAhead  = 8         // units of work in flight per worker, at most
 	maxBulk      = 1 << 25   // documents buffered by a bulk load into an empty index
 	bulkTxPuts   = 1_000_000 // puts per bulk transaction
-	bulkTxBytes  = 64 << 20  // bytes per bulk transaction
+	bulkTxBytes  = 16 << 20  // bytes per bulk transaction (see bulkWriter)
 	phase1Docs   = 500_000   // documents per phase-1 transaction, at most
 	phase1Bytes  = 64 << 20  // bytes of records per phase-1 transaction, about
 	progressStep = 1 << 13   // documents between progress reports
@@ -211,14 +215,23 @@ type loader struct {
 	started bool     // phase 1 has written (the loading flag is set)
 	base    uint32   // first document number of the load
 	pending []record // phase 1: analysed, not yet written
-	// pendingBytes is about the size of the records of pending.
+	// pendingEnc holds the encoded records of pending, as the workers
+	// encoded them (encodeRecord), so that the writing goroutine only
+	// writes them; pendingBytes is their size.
+	pendingEnc   [][]byte
 	pendingBytes int
+	queued       int        // documents handed to phase1
+	writing      chan error // the end of phase1's transaction under way
 	ids          []idNum
 	fps          []uint64 // by document number - base
 	exact        []uint64
 	text         []bool
 	bands        *postingSorter // band postings, with MinHash
 	sets         *postingSorter // set postings, with sets
+
+	// encode says the workers encode the records (a bulk load at the
+	// start of the run; set before the workers start).
+	encode bool
 }
 
 // closeSorters removes the sorters' files.
@@ -243,6 +256,7 @@ type chunk struct {
 	docs  []Doc
 	bytes int64 // text bytes of docs
 	recs  []record
+	encs  [][]byte // the records encoded (loader.encode)
 	errs  []error
 	done  chan struct{}
 }
@@ -253,12 +267,14 @@ type chunk struct {
 // Three stages overlap: a feeding goroutine reads src and cuts it into
 // chunks; the workers analyse chunks; the calling goroutine takes the
 // analysed chunks in input order and writes them (add, the commits, the
-// callbacks). At most 2×Workers+2 chunks are in flight, so memory is
-// bounded by chunkSize documents per chunk whatever the corpus.
+// callbacks). A chunk ends at chunkSize documents or chunkBytes of text,
+// whichever comes first, so that one chunk of long texts does not keep
+// the others waiting for it; at most chunksAhead×Workers+2 chunks are in
+// flight, so memory is bounded whatever the corpus.
 func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 	workers := l.opts.Workers
-	work := make(chan *chunk, 2*workers)
-	ready := make(chan *chunk, 2*workers)
+	work := make(chan *chunk, chunksAhead*workers)
+	ready := make(chan *chunk, chunksAhead*workers)
 	quit := make(chan struct{}) // closed when the writing stage stops
 	for range workers {
 		go func() {
@@ -267,6 +283,12 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 				for i := range c.docs {
 					c.recs[i], c.errs[i] = l.x.analyzeDoc(a, &c.docs[i])
 					c.docs[i].Text = nil
+					if l.encode && c.errs[i] == nil {
+						r := &c.recs[i]
+						// At most: 8 bytes a value and a word of header.
+						size := 64 + len(r.id) + 8*(len(r.sig)+len(r.bands)+len(r.set)+len(r.short))
+						c.encs[i] = encodeRecord(make([]byte, 0, size), r, l.x.lay)
+					}
 				}
 				close(c.done)
 			}
@@ -283,6 +305,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 		cur := &chunk{}
 		submit := func() bool {
 			cur.recs = make([]record, len(cur.docs))
+			cur.encs = make([][]byte, len(cur.docs))
 			cur.errs = make([]error, len(cur.docs))
 			cur.done = make(chan struct{})
 			c := cur
@@ -318,7 +341,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 				cur.bytes += int64(len(d.Text))
 			}
 			cur.docs = append(cur.docs, d)
-			if len(cur.docs) == chunkSize && !submit() {
+			if (len(cur.docs) == chunkSize || cur.bytes >= chunkBytes) && !submit() {
 				return
 			}
 		}
@@ -351,7 +374,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 					l.opts.Empty(r.id)
 				}
 			}
-			if err := l.add(c.recs[i]); err != nil {
+			if err := l.add(c.recs[i], c.encs[i]); err != nil {
 				stop = err
 				break
 			}
@@ -376,7 +399,7 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 }
 
 // add takes one analysed document.
-func (l *loader) add(r record) error {
+func (l *loader) add(r record, enc []byte) error {
 	if !l.bulk {
 		l.batch = append(l.batch, r)
 		if len(l.batch) >= l.opts.BatchSize {
@@ -384,14 +407,18 @@ func (l *loader) add(r record) error {
 		}
 		return nil
 	}
+	if enc == nil {
+		enc = encodeRecord(nil, &r, l.x.lay)
+	}
 	l.pending = append(l.pending, r)
-	l.pendingBytes += 64 + len(r.id) + 8*(len(r.sig)+len(r.bands)+len(r.short)+len(r.set)+len(r.shingles))
+	l.pendingEnc = append(l.pendingEnc, enc)
+	l.pendingBytes += 64 + len(enc) + 8*len(r.shingles)
 	if len(l.pending) >= phase1Docs || l.pendingBytes >= phase1Bytes {
 		if err := l.phase1(); err != nil {
 			return err
 		}
 	}
-	if len(l.fps)+len(l.pending) >= maxBulk {
+	if l.queued+len(l.pending) >= maxBulk {
 		if err := l.phase2(); err != nil {
 			return err
 		}
@@ -448,29 +475,60 @@ func (l *loader) commitBatch() error {
 	return nil
 }
 
-// phase1 writes the pending documents' records (and shingle sets) of a
-// bulk load, uncommitted: the loading flag makes readers ignore them until
-// phase2 commits. Their band and set postings go to the sorters, for
-// phase2.
+// phase1 hands the pending documents to a goroutine that writes them
+// (writePhase1) once the transaction of those handed before is over, so
+// that the analysed documents keep being taken while a transaction writes
+// and commits. It returns the error of the transaction before.
 func (l *loader) phase1() error {
+	if err := l.waitPhase1(); err != nil {
+		return err
+	}
 	if len(l.pending) == 0 {
 		return nil
 	}
+	recs, encs := l.pending, l.pendingEnc
+	l.queued += len(recs)
+	l.pending, l.pendingEnc, l.pendingBytes = nil, nil, 0
+	done := make(chan error, 1)
+	l.writing = done
+	go func() { done <- l.writePhase1(recs, encs) }()
+	return nil
+}
+
+// waitPhase1 waits for the transaction of phase1 under way, if any, and
+// returns its error.
+func (l *loader) waitPhase1() error {
+	if l.writing == nil {
+		return nil
+	}
+	err := <-l.writing
+	l.writing = nil
+	return err
+}
+
+// writePhase1 writes the records (and shingle sets) recs, encoded as
+// encs, of a bulk load, uncommitted: the loading flag makes readers ignore
+// them until phase2 commits. Their band and set postings go to the
+// sorters, for phase2. Only one runs at a time, and nothing else uses
+// what it changes in l (base, started, ids, fps, exact, text, the
+// sorters) until waitPhase1 returns.
+func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 	x := l.x
+	before := len(l.fps)
 	err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !l.started {
 			l.base = m.next
 		}
-		if uint64(l.base)+uint64(len(l.fps))+uint64(len(l.pending)) >= 1<<32-1 {
+		if uint64(l.base)+uint64(len(l.fps))+uint64(len(recs)) >= 1<<32-1 {
 			return fmt.Errorf("index: load: %w", ErrFull)
 		}
 		docs := tx.Bucket(bucketDocs)
 		docs.FillPercent = 1.0
-		for i := range l.pending {
-			r := &l.pending[i]
+		for i := range recs {
+			r := &recs[i]
 			n := l.base + uint32(len(l.fps))
-			if err := docs.Put(docKey(n), encodeRecord(nil, r, x.lay)); err != nil {
+			if err := docs.Put(docKey(n), encs[i]); err != nil {
 				return err
 			}
 			if r.text {
@@ -491,15 +549,10 @@ func (l *loader) phase1() error {
 	})
 	if err != nil {
 		// Forget what this transaction would have added.
-		n := len(l.fps) - len(l.pending)
-		if n >= 0 && len(l.ids) > n {
-			l.ids, l.fps, l.exact, l.text = l.ids[:n], l.fps[:n], l.exact[:n], l.text[:n]
-		}
+		l.ids, l.fps, l.exact, l.text = l.ids[:before], l.fps[:before], l.exact[:before], l.text[:before]
 		return boltErr(err)
 	}
 	l.started = true
-	clear(l.pending)
-	l.pending, l.pendingBytes = l.pending[:0], 0
 	return nil
 }
 
@@ -528,11 +581,25 @@ func (l *loader) addPostings(n uint32, r *record) error {
 
 // writePostings writes the postings of sorter s, slot by slot in key order,
 // leaving out the dead documents, through w into bucket name; key appends
-// the key of hash h of slot i. A goroutine merges the runs and encodes
-// the postings while this one writes them.
-func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, dead []bool) error {
+// the key of hash h of slot i. With group >= 0 (the bands bucket of
+// schema 9: see bandgroups.go) key is not used: the postings of the hashes
+// of one group are written as one value under their bandGroupKey. A
+// goroutine merges the runs and encodes the postings while this one
+// writes them.
+func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, group int, dead []bool) error {
 	if s == nil {
 		return nil
+	}
+	// The dead documents as bits, looked up in hash order (at random):
+	// an eighth of the bytes to miss the cache on; none without any.
+	var deadBits []uint64
+	for i, d := range dead {
+		if d {
+			if deadBits == nil {
+				deadBits = make([]uint64, (len(dead)+63)/64)
+			}
+			deadBits[i/64] |= 1 << (i % 64)
+		}
 	}
 	s.finish()
 	type batch struct{ keys, vals [][]byte }
@@ -541,11 +608,14 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 	quit := make(chan struct{})
 	errStop := errors.New("stopped")
 	var perr error // the producer's, read once ch is closed
+	newBatch := func() *batch {
+		return &batch{keys: make([][]byte, 0, batchLen), vals: make([][]byte, 0, batchLen)}
+	}
 	go func() {
 		defer close(ch)
-		b := &batch{}
+		b := newBatch()
 		var arena []byte // keys and values; bbolt keeps the values until the commit
-		var live []uint32
+		var live, kept []uint32
 		bm := roaring.New()
 		add := func(k, v []byte) error {
 			b.keys, b.vals = append(b.keys, k), append(b.vals, v)
@@ -557,26 +627,46 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 			case <-quit:
 				return errStop
 			}
-			b, arena = &batch{}, nil
+			// The next batch's arena is about as large as this one's.
+			b, arena = newBatch(), make([]byte, 0, len(arena))
 			return nil
 		}
+		// The group being gathered (group >= 0): its key, and where its
+		// value starts in the arena.
+		var gk [bandGroupKeyLen]byte
+		gs := -1
+		endGroup := func() error {
+			if gs < 0 {
+				return nil
+			}
+			ks := len(arena)
+			arena = append(arena, gk[:]...)
+			k := arena[ks:len(arena):len(arena)]
+			// The value lies before its key in the arena.
+			v := arena[gs:ks:ks]
+			gs = -1
+			return add(k, v)
+		}
+		var post []byte
 		for i := range s.buf {
 			err := s.each(i, func(h uint64, ns []uint32) error {
-				live = live[:0]
-				for _, n := range ns {
-					if !dead[n-l.base] {
-						live = append(live, n)
+				live = ns
+				if deadBits != nil {
+					kept = kept[:0]
+					for _, n := range ns {
+						if i := n - l.base; deadBits[i/64]&(1<<(i%64)) == 0 {
+							kept = append(kept, n)
+						}
 					}
+					live = kept
 				}
 				if len(live) == 0 {
 					return nil
 				}
-				ks := len(arena)
-				arena = key(arena, i, h)
-				k := arena[ks:len(arena):len(arena)]
-				vs := len(arena)
 				if len(live) == 1 {
-					arena = appendSingletonPosting(arena, live[0])
+					post = appendSingletonPosting(post[:0], live[0])
+				} else if p, ok := appendSmallPosting(post[:0], live); ok {
+					post = p
 				} else {
 					bm.Clear()
 					bm.AddMany(live)
@@ -585,10 +675,32 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 					if err != nil {
 						return err
 					}
-					arena = append(arena, v...)
+					post = v
 				}
+				if group >= 0 {
+					var nk [bandGroupKeyLen]byte
+					bandGroupKey(nk[:0], i, h, group)
+					if gs >= 0 && nk != gk {
+						if err := endGroup(); err != nil {
+							return err
+						}
+					}
+					if gs < 0 {
+						gk, gs = nk, len(arena)
+					}
+					arena = appendGroupEntry(arena, h, post)
+					return nil
+				}
+				ks := len(arena)
+				arena = key(arena, i, h)
+				k := arena[ks:len(arena):len(arena)]
+				vs := len(arena)
+				arena = append(arena, post...)
 				return add(k, arena[vs:len(arena):len(arena)])
 			})
+			if err == nil {
+				err = endGroup() // a group holds one band
+			}
 			if err != nil {
 				perr = err
 				return
@@ -627,6 +739,7 @@ func (l *loader) phase2() error {
 	ok := false
 	defer func() {
 		w.rollback()
+		_ = l.waitPhase1() // none is under way but on an early return
 		if !ok && l.started {
 			l.started = false
 			l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
@@ -636,17 +749,15 @@ func (l *loader) phase2() error {
 	if err := l.phase1(); err != nil {
 		return err
 	}
+	if err := l.waitPhase1(); err != nil {
+		return err
+	}
 	if !l.started {
 		return nil
 	}
 
 	// IDs: the last document of each ID wins; earlier ones are dropped.
-	slices.SortFunc(l.ids, func(a, b idNum) int {
-		if c := strings.Compare(a.id, b.id); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.n, b.n)
-	})
+	sortIDs(l.ids)
 	dead := make([]bool, len(l.fps))
 	var deadRecs []change
 	var deadIDs []string // for LoadOptions.Replaced
@@ -728,11 +839,11 @@ func (l *loader) phase2() error {
 			i = j
 		}
 	}
-	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, dead); err != nil {
+	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, x.bandGroup, dead); err != nil {
 		return err
 	}
 	setKey := func(dst []byte, _ int, h uint64) []byte { return appendSetKey(dst, h) }
-	if err := l.writePostings(w, l.sets, bucketSets, setKey, dead); err != nil {
+	if err := l.writePostings(w, l.sets, bucketSets, setKey, -1, dead); err != nil {
 		return err
 	}
 	next := l.base + uint32(len(l.fps))
@@ -748,6 +859,67 @@ func (l *loader) phase2() error {
 	l.started = false
 	l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
 	return l.closeSorters()
+}
+
+// sortIDs sorts ids by ID, and by number among equal IDs. A long list is
+// cut in GOMAXPROCS parts sorted at once, then merged pairwise (through
+// a second list of its size).
+func sortIDs(ids []idNum) {
+	cmpID := func(a, b idNum) int {
+		if c := strings.Compare(a.id, b.id); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.n, b.n)
+	}
+	sortIDsIn(ids, min(runtime.GOMAXPROCS(0), len(ids)>>15), cmpID)
+}
+
+// sortIDsIn sorts ids by cmpID in parts parts sorted at once, then merged.
+func sortIDsIn(ids []idNum, parts int, cmpID func(a, b idNum) int) {
+	if parts < 2 {
+		slices.SortFunc(ids, cmpID)
+		return
+	}
+	bounds := make([]int, parts+1)
+	for i := range bounds {
+		bounds[i] = i * len(ids) / parts
+	}
+	var wg sync.WaitGroup
+	for i := range parts {
+		wg.Go(func() { slices.SortFunc(ids[bounds[i]:bounds[i+1]], cmpID) })
+	}
+	wg.Wait()
+	tmp := make([]idNum, len(ids))
+	src, dst := ids, tmp
+	for len(bounds) > 2 {
+		var next []int
+		for i := 0; i < len(bounds)-1; i += 2 {
+			lo := bounds[i]
+			if i+2 >= len(bounds) { // the odd part out
+				copy(dst[lo:], src[lo:bounds[i+1]])
+				next = append(next, lo)
+				continue
+			}
+			mid, hi := bounds[i+1], bounds[i+2]
+			a, b, k := src[lo:mid], src[mid:hi], lo
+			for len(a) > 0 && len(b) > 0 {
+				if cmpID(b[0], a[0]) < 0 {
+					dst[k], b = b[0], b[1:]
+				} else {
+					dst[k], a = a[0], a[1:]
+				}
+				k++
+			}
+			k += copy(dst[k:], a)
+			copy(dst[k:], b)
+			next = append(next, lo)
+		}
+		bounds = append(next, len(ids))
+		src, dst = dst, src
+	}
+	if &src[0] != &ids[0] {
+		copy(ids, src)
+	}
 }
 
 // radixSort sorts es by permuted fingerprint, stably, using tmp (of the
@@ -777,7 +949,9 @@ func radixSort(es, tmp []entry) {
 }
 
 // bulkWriter writes keys in order over as many transactions as needed,
-// with full pages.
+// with full pages. A transaction holds at most bulkTxPuts puts and about
+// bulkTxBytes bytes of keys and values: bbolt keeps its dirty nodes in
+// memory, and their pages too while it commits.
 type bulkWriter struct {
 	x     *Index
 	tx    *bolt.Tx

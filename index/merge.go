@@ -195,9 +195,11 @@ func (x *Index) mergeExact(tx *bolt.Tx, from, to uint32) error {
 // `to` in tx into the bands bucket, in key order: a band slice of a merge.
 // It costs a read of their records, a sort of their hashes and, per key, a
 // lookup of its posting and a write: a new posting of one document (most
-// keys) is written without building a bitmap. It writes what applyBands
-// writes for the same documents added as new, with band b alone below the
-// watermark, without a posting operation, key string or record per band.
+// keys) is written without building a bitmap. In a grouped bands bucket
+// (see bandgroups.go) it is a read and a write per group. It writes what
+// applyBands writes for the same documents added as new, with band b alone
+// below the watermark, without a posting operation, key string or record
+// per band.
 func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
 	type post struct {
 		h uint64
@@ -215,6 +217,18 @@ func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
 	bk := tx.Bucket(bucketBands)
 	if bk == nil {
 		return fmt.Errorf("%w: band postings missing", ErrCorrupt)
+	}
+	if x.bandGroup >= 0 {
+		// The filter holds every key of the bucket: it gets these.
+		ops := make([]postingOp, len(ps))
+		f := x.filter.Load()
+		for i, p := range ps {
+			ops[i] = postingOp{b: uint8(b), h: p.h, n: p.n}
+			if f != nil {
+				f.add(b, p.h)
+			}
+		}
+		return x.updateBandGroups(bk, ops)
 	}
 	slices.SortFunc(ps, func(p, q post) int {
 		if c := cmp.Compare(p.h, q.h); c != 0 {

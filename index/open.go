@@ -277,6 +277,12 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		} else if ver < 1 {
 			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
 		}
+		x.bandGroup = -1
+		if g := mb.Get(keyBandGroups); len(g) == 1 && g[0] <= 32 {
+			x.bandGroup = int(g[0])
+		} else if g != nil {
+			return fmt.Errorf("%w: band group width %x", ErrNotIndex, g)
+		}
 		var p persisted
 		raw := mb.Get(keySettings)
 		if err := json.Unmarshal(raw, &p); err != nil {
@@ -318,6 +324,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			}
 			if fresh {
 				st = want
+				x.bandGroup = bandGroupBits(st.ExpectedDocs)
 				return create(tx, st)
 			}
 			return upgrade(tx)
@@ -383,6 +390,9 @@ func create(tx *bolt.Tx, st Settings) error {
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
 	if st.MinHash {
 		names = append(names, bucketBands)
+		if err := mb.Put(keyBandGroups, []byte{byte(bandGroupBits(st.ExpectedDocs))}); err != nil {
+			return err
+		}
 	}
 	if st.Text.Method.IsSet() {
 		names = append(names, bucketSets)
@@ -434,7 +444,7 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 8 when it is
+// upgrade rewrites a file of an older schema as schema 9 when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
@@ -455,7 +465,10 @@ func (x *Index) recover() error {
 // version changes. Schema 8 also stores the low 32 bits of each
 // signature value (flagSig32 in the record's flags), which is all that
 // shingle.Estimate compares; records written before keep 8 bytes a value
-// and read as they are. A program of an
+// and read as they are. Schema 9 groups the band postings of an index
+// it creates (see bandgroups.go, meta key bandgroups); the postings of an
+// older file stay one key per hash and are read and written so: only the
+// version changes. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -441,6 +441,10 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 	return nil
 }
 
+// maxPairRecords is the most records bandPairs keeps found (a slice
+// header and a map entry each, about 50 bytes).
+const maxPairRecords = 1 << 21
+
 // bandPairs reports the pairs beyond q.maxDist that share a MinHash band
 // and reach q.minSim, each from the first band they share, leaving out the
 // documents of empty (emptyDocs).
@@ -451,9 +455,31 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	lv := x.levels()
 	dc := docs.Cursor()
 	verified := x.verifier(tx)
-	var recs []record
+	var recs []lazyRecord
 	var nums []uint32
 	postings := 0
+	// The records read so far, checked, by document number: a document
+	// is in a posting of each of its bands, and its record is looked up
+	// and checked once, not once a band. They are slices of the file's
+	// pages (valid in tx), so the cache holds a slice header an entry; it
+	// is emptied when it holds maxPairRecords.
+	seen := make(map[uint32][]byte)
+	read := func(n uint32) ([]byte, error) {
+		if v, ok := seen[n]; ok {
+			return v, nil
+		}
+		v := docs.Get(docKey(n))
+		if r, err := decodeRecord(v, x.lay, false); err != nil {
+			return nil, err
+		} else if !r.text {
+			return nil, fmt.Errorf("%w: document %d in a band posting has no text", ErrCorrupt, n)
+		}
+		if len(seen) >= maxPairRecords {
+			clear(seen)
+		}
+		seen[n] = v
+		return v, nil
+	}
 	// The documents of one band key: those of its posting in the bucket,
 	// and those of the in-memory levels (verified).
 	group := func(band int, h uint64, posting []byte) error {
@@ -483,39 +509,43 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 		if len(nums) < 2 {
 			return nil
 		}
-		recs = recs[:0]
 		live := nums[:0]
 		for _, n := range nums {
 			if empty[n] {
 				continue // an empty text matches nothing
 			}
-			r, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
+			v, err := read(n)
 			if err != nil {
 				return err
 			}
-			recs = append(recs, r)
+			k := len(live)
+			if k == len(recs) {
+				recs = append(recs, lazyRecord{})
+			}
+			recs[k].reset(v, x.lay)
 			live = append(live, n)
 		}
+		recs := recs[:len(live)]
 		nums = live
 		return x.bandGroupPairs(band, recs, nums, q, verified, fn)
 	}
-	for key, v := c.First(); key != nil; key, v = c.Next() {
-		if len(key) != 9 {
-			continue
-		}
-		if err := group(int(key[0]), binary.BigEndian.Uint64(key[1:]), v); err != nil {
-			return err
-		}
+	if err := x.eachBandPosting(bb, nil, group); err != nil {
+		return err
 	}
 	// The keys of the in-memory levels that have no posting in the bucket
 	// (not the exact keys the levels hold too).
-	seen := make(map[recentKey]bool)
+	done := make(map[recentKey]bool)
 	for _, r := range lv {
 		for _, k := range r.keys() {
-			if k.b == exactBand || seen[k] || bb.Get(bandKey(int(k.b), k.h)) != nil {
+			if k.b == exactBand || done[k] {
 				continue
 			}
-			seen[k] = true
+			if p, err := x.bandPosting(c, int(k.b), k.h); err != nil {
+				return err
+			} else if p != nil {
+				continue
+			}
+			done[k] = true
 			if err := group(int(k.b), k.h, nil); err != nil {
 				return err
 			}
@@ -524,19 +554,70 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 	return nil
 }
 
+// lazyRecord is a checked text record (see decodeChecked), decoded only
+// when, and as far as, a pair needs it: its fingerprint at once, its
+// bands and signature on the first comparison that reaches them.
+type lazyRecord struct {
+	v    []byte
+	lay  layout
+	fp   uint64
+	full bool
+	r    record
+}
+
+// reset makes l the lazy record of checked record v.
+func (l *lazyRecord) reset(v []byte, lay layout) {
+	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
+}
+
+// sharesBandBefore reports whether the text records l and m share a band
+// before band, reading the bands where they are stored.
+func (l *lazyRecord) sharesBandBefore(m *lazyRecord, band int) bool {
+	// After the flags, the exact hash and the signature.
+	ol := 17 + sigWidth(l.v)*l.lay.k
+	om := 17 + sigWidth(m.v)*m.lay.k
+	for i := range band {
+		h := binary.BigEndian.Uint64(l.v[ol+8*i:])
+		if h != 0 && h == binary.BigEndian.Uint64(m.v[om+8*i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// record returns l decoded.
+func (l *lazyRecord) record() (*record, error) {
+	if !l.full {
+		if err := decodeChecked(&l.r, l.v, l.lay, true); err != nil {
+			return nil, err
+		}
+		l.full = true
+	}
+	return &l.r, nil
+}
+
 // bandGroupPairs reports the pairs of the documents recs (numbered nums)
 // that share band, beyond q.maxDist, not sharing an earlier band, and
 // within q's similarity (with q.verify, the exact one, from verified).
-func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryParams, verified func(a, b uint32) (float64, bool, error), fn func(a, b uint32, d int, sim float64) error) error {
+// A record is decoded only for a pair beyond q.maxDist: copies within it
+// (the exact ones among them) cost a fingerprint comparison.
+func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q queryParams, verified func(a, b uint32) (float64, bool, error), fn func(a, b uint32, d int, sim float64) error) error {
 	for a := range recs {
 		for b := a + 1; b < len(recs); b++ {
-			ra, rb := &recs[a], &recs[b]
-			d := bits.OnesCount64(ra.fp ^ rb.fp)
+			d := bits.OnesCount64(recs[a].fp ^ recs[b].fp)
 			if d <= q.maxDist {
 				continue // reported from the tables
 			}
-			if sharesBandBefore(ra, rb, band) {
+			if recs[a].sharesBandBefore(&recs[b], band) {
 				continue // reported from an earlier band
+			}
+			ra, err := recs[a].record()
+			if err != nil {
+				return err
+			}
+			rb, err := recs[b].record()
+			if err != nil {
+				return err
 			}
 			if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
 				continue
@@ -559,14 +640,4 @@ func (x *Index) bandGroupPairs(band int, recs []record, nums []uint32, q queryPa
 		}
 	}
 	return nil
-}
-
-// sharesBandBefore reports whether a and b share a band before band.
-func sharesBandBefore(a, b *record, band int) bool {
-	for i := range band {
-		if a.bands[i] == b.bands[i] && a.bands[i] != 0 {
-			return true
-		}
-	}
-	return false
 }

@@ -229,19 +229,36 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 	if n := len(v) - 4; v[8]&flagCRC != 0 && (n < 9 || crc32.Checksum(v[:n], castagnoli) != binary.BigEndian.Uint32(v[n:])) {
 		return r, fmt.Errorf("%w: %v", ErrCorrupt, corruptRecord{binary.BigEndian.Uint64(v)})
 	}
-	v = body(v)
+	err := decodeChecked(&r, v, l, full)
+	return r, err
+}
+
+// decodeChecked is decodeRecord of a record v whose checksum was checked
+// (by decodeRecord): it decodes v into r, reusing r's slices, and does not
+// check the checksum again.
+func decodeChecked(r *record, v []byte, l layout, full bool) error {
+	if len(v) < 9 {
+		return fmt.Errorf("%w: short document record", ErrCorrupt)
+	}
+	if v[8]&flagCRC != 0 {
+		if len(v) < 13 {
+			return fmt.Errorf("%w: short document record", ErrCorrupt)
+		}
+		v = v[:len(v)-4]
+	}
+	*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := recordFlags(v)
 	switch flags &^ flagSig32 {
 	case 0:
 		if flags != 0 {
-			return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+			return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 		}
 		v = v[9:]
 	case flagText, flagText | flagShort:
 		n := textLen(v, l)
 		if n < 0 {
-			return r, fmt.Errorf("%w: short document record", ErrCorrupt)
+			return fmt.Errorf("%w: short document record", ErrCorrupt)
 		}
 		w := sigWidth(v)
 		t := v[9:]
@@ -251,36 +268,34 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 		k := l.k
 		sk := w * k // bytes of the signature
 		if full && k > 0 {
-			r.sig = make([]uint64, k)
 			if sk == 4*k {
-				for i := range r.sig {
-					r.sig[i] = uint64(binary.BigEndian.Uint32(t[8+4*i:]))
+				for i := range k {
+					r.sig = append(r.sig, uint64(binary.BigEndian.Uint32(t[8+4*i:])))
 				}
 			} else {
-				for i := range r.sig {
-					r.sig[i] = binary.BigEndian.Uint64(t[8+8*i:])
+				for i := range k {
+					r.sig = append(r.sig, binary.BigEndian.Uint64(t[8+8*i:]))
 				}
 			}
-			r.bands = make([]uint64, l.bands)
-			for i := range r.bands {
-				r.bands[i] = binary.BigEndian.Uint64(t[8+sk+8*i:])
+			for i := range l.bands {
+				r.bands = append(r.bands, binary.BigEndian.Uint64(t[8+sk+8*i:]))
 			}
 		}
 		if full && l.sets {
-			r.set = setOf(nil, t[8*(1+l.bands)+sk:])
+			r.set = setOf(r.set, t[8*(1+l.bands)+sk:])
 		}
 		if full && flags&flagShort != 0 {
 			off := 8*(1+l.bands) + sk
 			if l.sets {
 				off += 1 + 8*int(t[off])
 			}
-			r.short = setOf(nil, t[off:])
+			r.short = setOf(r.short, t[off:])
 		}
 	default:
-		return r, fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
 	r.id = string(v)
-	return r, nil
+	return nil
 }
 
 // setOf appends to dst the set encoded at the start of b (a count byte and
@@ -392,9 +407,6 @@ func exactKey(h uint64, n uint32) []byte {
 	return binary.BigEndian.AppendUint32(b, n)
 }
 
-// bandKey returns the key of band i with hash h in the bands bucket.
-func bandKey(i int, h uint64) []byte { return appendBandKey(make([]byte, 0, 9), i, h) }
-
 // appendBandKey appends the key of band i's hash h to dst.
 func appendBandKey(dst []byte, i int, h uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(dst, byte(i)), h)
@@ -490,4 +502,52 @@ func bandsOf(v []byte, l layout) []uint64 {
 		bands[i] = binary.BigEndian.Uint64(v[17+sigWidth(v)*l.k+8*i:])
 	}
 	return bands
+}
+
+// appendSmallPosting appends to dst the posting of docs (sorted, without
+// repeats, at least two) as a roaring bitmap serializes it, run-optimized,
+// when every 2^16-aligned block of numbers holds at most 3 of them: then
+// each container is an array (runs would take more bytes), and the bytes
+// are those of roaring's ToBytes, written without building a bitmap. It
+// reports false, and appends nothing, for a posting of larger blocks.
+func appendSmallPosting(dst []byte, docs []uint32) ([]byte, bool) {
+	containers, run := 0, 0
+	for i, n := range docs {
+		if i > 0 && n>>16 == docs[i-1]>>16 {
+			if run++; run > 3 {
+				return dst, false
+			}
+			continue
+		}
+		containers, run = containers+1, 1
+	}
+	// The portable format without run containers: the cookie, the
+	// number of containers, each container's key and cardinality - 1,
+	// each container's offset, then each container's values.
+	const cookieNoRuns = 12346
+	dst = binary.LittleEndian.AppendUint32(dst, cookieNoRuns)
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(containers))
+	for i := 0; i < len(docs); {
+		j := i + 1
+		for j < len(docs) && docs[j]>>16 == docs[i]>>16 {
+			j++
+		}
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(docs[i]>>16))
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(j-i-1))
+		i = j
+	}
+	off := 8 + 8*containers
+	for i := 0; i < len(docs); {
+		j := i + 1
+		for j < len(docs) && docs[j]>>16 == docs[i]>>16 {
+			j++
+		}
+		dst = binary.LittleEndian.AppendUint32(dst, uint32(off))
+		off += 2 * (j - i)
+		i = j
+	}
+	for _, n := range docs {
+		dst = binary.LittleEndian.AppendUint16(dst, uint16(n))
+	}
+	return dst, true
 }

@@ -117,23 +117,37 @@ func (s *postingSorter) spill() error {
 	return nil
 }
 
-// runReader reads the entries of one slot of a run in order.
+// runReader reads the entries of one slot of a run in order, a block of
+// runBlock entries at a time.
 type runReader struct {
-	r    *bufio.Reader
-	left int
-	head entry
+	r     io.Reader
+	left  int    // entries not yet in buf
+	block []byte // runBlock entries
+	buf   []byte // the entries of block read, not yet taken
+	head  entry
 }
 
+// runBlock is the number of entries a runReader reads at a time.
+const runBlock = 16 << 10
+
 func (rr *runReader) next() (bool, error) {
-	if rr.left == 0 {
-		return false, nil
+	if len(rr.buf) == 0 {
+		if rr.left == 0 {
+			return false, nil
+		}
+		k := min(rr.left, runBlock)
+		if rr.block == nil {
+			rr.block = make([]byte, runBlock*runEntrySize)
+		}
+		rr.buf = rr.block[:k*runEntrySize]
+		if _, err := io.ReadFull(rr.r, rr.buf); err != nil {
+			return false, fmt.Errorf("index: load: reading a sorted run of postings: %w", err)
+		}
+		rr.left -= k
 	}
-	var b [runEntrySize]byte
-	if _, err := io.ReadFull(rr.r, b[:]); err != nil {
-		return false, fmt.Errorf("index: load: reading a sorted run of postings: %w", err)
-	}
-	rr.left--
+	b := rr.buf[:runEntrySize]
 	rr.head = entry{p: binary.BigEndian.Uint64(b[:8]), n: binary.BigEndian.Uint32(b[8:])}
+	rr.buf = rr.buf[runEntrySize:]
 	return true, nil
 }
 
@@ -147,7 +161,7 @@ func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error 
 		if r.cnt[i] == 0 {
 			continue
 		}
-		rr := &runReader{r: bufio.NewReaderSize(io.NewSectionReader(r.f, r.off[i], int64(r.cnt[i])*runEntrySize), 256<<10), left: r.cnt[i]}
+		rr := &runReader{r: io.NewSectionReader(r.f, r.off[i], int64(r.cnt[i])*runEntrySize), left: r.cnt[i]}
 		if _, err := rr.next(); err != nil {
 			return err
 		}

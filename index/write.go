@@ -561,6 +561,9 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 			}
 		}
 	}
+	if x.bandGroup >= 0 {
+		return x.updateBandGroups(tx.Bucket(bucketBands), ops)
+	}
 	return updatePostings(tx.Bucket(bucketBands), ops, "band")
 }
 
@@ -592,26 +595,7 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 	if b == nil {
 		return fmt.Errorf("%w: %s postings missing", ErrCorrupt, what)
 	}
-	// In key order; of one key and number, the deletion first (a
-	// replace by a text with the same band).
-	slices.SortFunc(ops, func(a, b postingOp) int {
-		if c := cmp.Compare(a.b, b.b); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.n, b.n); c != 0 {
-			return c
-		}
-		if a.del != b.del {
-			if a.del {
-				return -1
-			}
-			return 1
-		}
-		return 0
-	})
+	sortPostingOps(ops)
 	sameKey := func(a, b *postingOp) bool { return a.b == b.b && a.h == b.h }
 	var kb [9]byte
 	for i := 0; i < len(ops); {
@@ -681,4 +665,27 @@ func updatePostings(b *bolt.Bucket, ops []postingOp, what string) error {
 		}
 	}
 	return nil
+}
+
+// sortPostingOps sorts ops in key order; of one key and number, the
+// deletion first (a replace by a text with the same band).
+func sortPostingOps(ops []postingOp) {
+	slices.SortFunc(ops, func(a, b postingOp) int {
+		if c := cmp.Compare(a.b, b.b); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.n, b.n); c != 0 {
+			return c
+		}
+		if a.del != b.del {
+			if a.del {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
 }

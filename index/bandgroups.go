@@ -1,0 +1,275 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// The bands bucket holds the posting of each MinHash band hash: the
+// documents below the band's watermark that have that hash as band b.
+//
+// An index created by schema 9 or later groups the postings (the meta key
+// bandgroups holds the group width g): the key of a group is the band
+// number and the leading g bits of the hash, 5 bytes (bandGroupKey), and
+// its value is the group's entries in hash order, each the hash (8 bytes),
+// the length of its posting (a uvarint) and the posting (singletonPosting
+// or a roaring bitmap). g is bandGroupBits(Settings.ExpectedDocs), so
+// that a group holds about 16 hashes at the expected size: a
+// bulk load writes one key per group instead of one per hash, and a group
+// costs one bbolt element (16 bytes and a key) instead of one per hash. An
+// online add reads and rewrites the groups of its bands, about 16 entries
+// each at the expected size, more in an index grown far beyond it.
+//
+// An index created before keeps one key per hash (bandKey: the band
+// number and the hash, 9 bytes) and is read and written so; its meta has
+// no bandgroups key (x.bandGroup < 0).
+
+// bandGroupBits returns the group width of the bands bucket of an index
+// of n expected documents: about groupTarget hashes a group, as the
+// tables' groups.
+func bandGroupBits(n int) int {
+	return max(1, min(int(math.Ceil(math.Log2(float64(n)/groupTarget))), 32))
+}
+
+// keyBandGroups is the meta key of the group width of the bands bucket.
+var keyBandGroups = []byte("bandgroups")
+
+// bandGroupKey appends the key of the group of band b's hash h, for
+// groups of width g bits, to dst.
+func bandGroupKey(dst []byte, b int, h uint64, g int) []byte {
+	p := uint32(h >> 32)
+	if g < 32 {
+		p &^= 1<<(32-g) - 1
+	}
+	return binary.BigEndian.AppendUint32(append(dst, byte(b)), p)
+}
+
+// bandGroupKeyLen is the length of a bandGroupKey.
+const bandGroupKeyLen = 5
+
+// appendGroupEntry appends the entry of hash h with posting p to the
+// group value dst.
+func appendGroupEntry(dst []byte, h uint64, p []byte) []byte {
+	dst = binary.BigEndian.AppendUint64(dst, h)
+	dst = binary.AppendUvarint(dst, uint64(len(p)))
+	return append(dst, p...)
+}
+
+// groupEntries calls fn with the hash and the posting of each entry of
+// the group value v, in order, until fn returns an error. It fails with
+// ErrCorrupt if v is not a sequence of entries in increasing hash order.
+// The postings alias v.
+func groupEntries(v []byte, fn func(h uint64, p []byte) error) error {
+	var last uint64
+	for i := 0; len(v) > 0; i++ {
+		if len(v) < 9 {
+			return fmt.Errorf("%w: band group entry truncated", ErrCorrupt)
+		}
+		h := binary.BigEndian.Uint64(v)
+		n, w := binary.Uvarint(v[8:])
+		if w <= 0 || n == 0 || uint64(len(v)-8-w) < n {
+			return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
+		}
+		if i > 0 && h <= last {
+			return fmt.Errorf("%w: band group entries out of order at hash %016x", ErrCorrupt, h)
+		}
+		last = h
+		p := v[8+w : 8+w+int(n)]
+		v = v[8+w+int(n):]
+		if err := fn(h, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupPosting returns the posting of hash h in the group value v, or nil
+// if the group has none. It costs a scan of the entries before h's.
+func groupPosting(v []byte, h uint64) ([]byte, error) {
+	var found []byte
+	err := groupEntries(v, func(e uint64, p []byte) error {
+		if e >= h {
+			if e == h {
+				found = p
+			}
+			return errStop
+		}
+		return nil
+	})
+	if err == errStop {
+		err = nil
+	}
+	return found, err
+}
+
+// bandPosting returns the posting of band b's hash h through c, a cursor
+// of the bands bucket, or nil if there is none: one seek, and in a
+// grouped bucket a scan of the group's entries before h's.
+func (x *Index) bandPosting(c *bolt.Cursor, b int, h uint64) ([]byte, error) {
+	var kb [9]byte
+	if x.bandGroup < 0 {
+		key := appendBandKey(kb[:0], b, h)
+		if k, v := c.Seek(key); v != nil && bytes.Equal(k, key) {
+			return v, nil
+		}
+		return nil, nil
+	}
+	key := bandGroupKey(kb[:0], b, h, x.bandGroup)
+	k, v := c.Seek(key)
+	if v == nil || !bytes.Equal(k, key) {
+		return nil, nil
+	}
+	return groupPosting(v, h)
+}
+
+// eachBandPosting calls fn with the band, the hash and the posting of
+// every posting of the bands bucket bb, in key order, until fn returns an
+// error. A key of the wrong length, or a group whose entries are not
+// those of its key, is reported to bad with what is wrong with it, and
+// skipped; with bad nil, a damaged group fails the scan with ErrCorrupt
+// (a key of the wrong length is skipped). It costs a scan of the bucket.
+func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what string), fn func(b int, h uint64, p []byte) error) error {
+	c := bb.Cursor()
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		if x.bandGroup < 0 {
+			if len(k) != 9 {
+				if bad != nil {
+					bad(k, "malformed")
+				}
+				continue
+			}
+			if err := fn(int(k[0]), binary.BigEndian.Uint64(k[1:]), v); err != nil {
+				return err
+			}
+			continue
+		}
+		if len(k) != bandGroupKeyLen {
+			if bad != nil {
+				bad(k, "malformed")
+			}
+			continue
+		}
+		b := int(k[0])
+		err := groupEntries(v, func(h uint64, p []byte) error {
+			var kb [bandGroupKeyLen]byte
+			if !bytes.Equal(bandGroupKey(kb[:0], b, h, x.bandGroup), k) {
+				return fmt.Errorf("%w: band group %x holds hash %016x", ErrCorrupt, k, h)
+			}
+			return fn(b, h, p)
+		})
+		if err != nil {
+			if bad == nil || !errors.Is(err, ErrCorrupt) {
+				return err
+			}
+			bad(k, strings.TrimPrefix(err.Error(), ErrCorrupt.Error()+": "))
+		}
+	}
+	return nil
+}
+
+// updateBandGroups applies ops, sorted as updatePostings sorts them, to
+// the grouped bands bucket bb: each group changed is read, its postings
+// updated, and written once, or removed when it becomes empty. A posting
+// of one document is written as singletonPosting, of more as a
+// run-optimized roaring bitmap. Cost: a read and a write of each group
+// changed, and the decoding of the postings changed.
+func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	if bb == nil {
+		return fmt.Errorf("%w: band postings missing", ErrCorrupt)
+	}
+	sortPostingOps(ops)
+	g := x.bandGroup
+	var kb, ka [bandGroupKeyLen]byte
+	bm := roaring.New()
+	for i := 0; i < len(ops); {
+		key := bandGroupKey(kb[:0], int(ops[i].b), ops[i].h, g)
+		j := i + 1
+		for j < len(ops) && bytes.Equal(bandGroupKey(ka[:0], int(ops[j].b), ops[j].h, g), key) {
+			j++
+		}
+		old := bb.Get(key)
+		// bbolt keeps the value until the commit: a new slice per group.
+		nv := make([]byte, 0, len(old)+(j-i)*(8+1+singletonSize))
+		grp := ops[i:j]
+		// Merge the entries of the group with the hashes of its ops.
+		next := func(p []byte, h uint64) error {
+			k := 0
+			for k < len(grp) && grp[k].h == h {
+				k++
+			}
+			if k == 0 {
+				nv = appendGroupEntry(nv, h, p)
+				return nil
+			}
+			if p == nil && k == 1 && !grp[0].del {
+				nv = appendGroupEntry(nv, h, singletonPosting(grp[0].n))
+				grp = grp[k:]
+				return nil
+			}
+			bm.Clear()
+			if p != nil {
+				if err := readPosting(bm, p); err != nil {
+					return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+				}
+				bm = bm.Clone() // FromBuffer's bitmap reads the page
+			}
+			for _, op := range grp[:k] {
+				if op.del {
+					bm.Remove(op.n)
+				} else {
+					bm.Add(op.n)
+				}
+			}
+			grp = grp[k:]
+			switch bm.GetCardinality() {
+			case 0:
+			case 1:
+				nv = appendGroupEntry(nv, h, singletonPosting(bm.Minimum()))
+			default:
+				bm.RunOptimize()
+				v, err := bm.ToBytes()
+				if err != nil {
+					return err
+				}
+				nv = appendGroupEntry(nv, h, v)
+			}
+			return nil
+		}
+		err := groupEntries(old, func(h uint64, p []byte) error {
+			// The hashes of ops before this entry have no posting yet.
+			for len(grp) > 0 && grp[0].h < h {
+				if err := next(nil, grp[0].h); err != nil {
+					return err
+				}
+			}
+			return next(p, h)
+		})
+		for err == nil && len(grp) > 0 {
+			err = next(nil, grp[0].h)
+		}
+		if err != nil {
+			return err
+		}
+		if len(nv) == 0 {
+			if old != nil {
+				if err := bb.Delete(key); err != nil {
+					return err
+				}
+			}
+		} else if err := bb.Put(key, nv); err != nil { // Put copies the key
+			return err
+		}
+		i = j
+	}
+	return nil
+}

@@ -1,0 +1,288 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	bolt "go.etcd.io/bbolt"
+)
+
+// legacyBands opens, at path, a new index whose bands bucket has one key
+// per hash, as an index created before schema 9 has.
+func legacyBands(t *testing.T, path string, o *Options) *Index {
+	t.Helper()
+	x, err := Open(path, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(keyBandGroups) })
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err = Open(path, o); err != nil {
+		t.Fatal(err)
+	}
+	if x.bandGroup >= 0 {
+		t.Fatalf("band groups of width %d, want none", x.bandGroup)
+	}
+	return x
+}
+
+// bandPostings returns every posting of x's bands bucket: the documents
+// of each band and hash.
+func bandPostings(t *testing.T, x *Index) map[[2]uint64][]uint32 {
+	t.Helper()
+	got := make(map[[2]uint64][]uint32)
+	err := x.view(func(tx *bolt.Tx) error {
+		bad := func(k []byte, what string) { t.Errorf("band key %x: %s", k, what) }
+		return x.eachBandPosting(tx.Bucket(bucketBands), bad, func(b int, h uint64, p []byte) error {
+			var bm roaring.Bitmap
+			if err := readPosting(&bm, p); err != nil {
+				return err
+			}
+			got[[2]uint64{uint64(b), h}] = bm.ToArray()
+			return nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestBandGroupsAgreeWithKeys makes the same adds, replaces and deletes
+// in an index with grouped band postings (narrow groups, so that each
+// holds many hashes) and in one with a key per hash, and checks that both
+// hold the same postings, pass Check, and report the same pairs, with the
+// in-memory levels merged after every commit and every few commits.
+func TestBandGroupsAgreeWithKeys(t *testing.T) {
+	for _, recent := range []int{-1, 5} {
+		t.Run(fmt.Sprint("recent ", recent), func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			o := func() *Options {
+				return &Options{Log: directLogInternal, NoSync: true, RecentBands: recent, BandFilter: true,
+					Settings: &Settings{ExpectedDocs: 40}}
+			}
+			grouped, err := Open(filepath.Join(dir, "grouped.simidx"), o())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer grouped.Close()
+			if grouped.bandGroup != 2 {
+				t.Fatalf("group width %d, want 2", grouped.bandGroup)
+			}
+			keyed := legacyBands(t, filepath.Join(dir, "keyed.simidx"), o())
+			defer keyed.Close()
+
+			rng := rand.New(rand.NewPCG(5, uint64(recent+2)))
+			base := make([][]string, 8)
+			for i := range base {
+				for range 12 + rng.IntN(40) {
+					base[i] = append(base[i], fmt.Sprintf("w%d", rng.IntN(3000)))
+				}
+			}
+			text := func() []byte {
+				w := slices.Clone(base[rng.IntN(len(base))])
+				for range rng.IntN(3) {
+					w[rng.IntN(len(w))] = fmt.Sprintf("e%d", rng.IntN(100))
+				}
+				return []byte(strings.Join(w, " "))
+			}
+			pairs := func(x *Index) map[[2]string]float64 {
+				got := make(map[[2]string]float64)
+				err := x.Pairs(context.Background(), nil, func(p Pair) error {
+					got[[2]string{p.A, p.B}] = p.Similarity
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return got
+			}
+			for step := range 150 {
+				id := fmt.Sprint(rng.IntN(60))
+				var err1, err2 error
+				switch r := rng.IntN(10); {
+				case r < 8:
+					d := Doc{ID: id, Text: text()}
+					err1, err2 = grouped.Add(d), keyed.Add(d)
+				default:
+					_, err1 = grouped.Delete(id)
+					_, err2 = keyed.Delete(id)
+				}
+				if err1 != nil || err2 != nil {
+					t.Fatalf("step %d: %v, %v", step, err1, err2)
+				}
+				if step%10 != 9 {
+					continue
+				}
+				for _, x := range []*Index{grouped, keyed} {
+					if err := x.Check(); err != nil {
+						t.Fatalf("step %d: %v", step, err)
+					}
+				}
+				g, k := bandPostings(t, grouped), bandPostings(t, keyed)
+				if !maps.EqualFunc(g, k, slices.Equal) {
+					t.Fatalf("step %d: postings differ: %d grouped, %d keyed", step, len(g), len(k))
+				}
+				if pg, pk := pairs(grouped), pairs(keyed); !maps.Equal(pg, pk) {
+					t.Fatalf("step %d: pairs differ:\n%v\n%v", step, pg, pk)
+				} else if step == 149 && len(pg) == 0 {
+					t.Fatal("no pairs")
+				}
+			}
+			st, err := grouped.Stats()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d documents", st.Docs)
+		})
+	}
+}
+
+// TestBandGroupEntries checks the decoding of group values: the entries
+// in order, and the damage it reports.
+func TestBandGroupEntries(t *testing.T) {
+	var v []byte
+	v = appendGroupEntry(v, 3, singletonPosting(7))
+	v = appendGroupEntry(v, 9, singletonPosting(1))
+	if p, err := groupPosting(v, 9); err != nil || len(p) != singletonSize {
+		t.Fatalf("hash 9: %x, %v", p, err)
+	}
+	if p, err := groupPosting(v, 5); err != nil || p != nil {
+		t.Fatalf("hash 5: %x, %v", p, err)
+	}
+	for name, bad := range map[string][]byte{
+		"truncated":    v[:len(v)-1],
+		"out of order": appendGroupEntry(slices.Clone(v), 4, singletonPosting(2)),
+		"repeated":     appendGroupEntry(slices.Clone(v), 9, singletonPosting(2)),
+		"empty entry":  append(slices.Clone(v), 0, 0, 0, 0, 0, 0, 0, 10, 0),
+	} {
+		err := groupEntries(bad, func(uint64, []byte) error { return nil })
+		if !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+		}
+	}
+}
+
+// TestCheckBandGroups checks that Check reports a group whose entries are
+// out of order, and one that holds a hash of another group.
+func TestCheckBandGroups(t *testing.T) {
+	for _, damage := range []string{"order", "other group"} {
+		t.Run(damage, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "d.simidx")
+			o := &Options{Log: directLogInternal, NoSync: true, RecentBands: -1}
+			x, err := Open(path, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range 20 {
+				if err := x.Add(Doc{ID: fmt.Sprint(i), Text: fmt.Appendf(nil, "document %d of a few words, with more words to fill it", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := x.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+			db, err := bolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(bucketBands)
+				k, v := b.Cursor().First()
+				var h uint64
+				if err := groupEntries(v, func(e uint64, _ []byte) error { h = e; return nil }); err != nil {
+					return err
+				}
+				if damage == "order" {
+					v = appendGroupEntry(slices.Clone(v), h-1, singletonPosting(0))
+				} else {
+					v = appendGroupEntry(slices.Clone(v), h^1<<63, singletonPosting(0))
+				}
+				return b.Put(slices.Clone(k), v)
+			})
+			if cerr := db.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x, err = Open(path, o); err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			if err := x.Check(); err == nil || !strings.Contains(err.Error(), "band key") {
+				t.Fatalf("Check: %v, want a damaged band key", err)
+			}
+		})
+	}
+}
+
+// TestBandGroupsLoad bulk loads the same documents (some IDs twice, so
+// that the first of them is dropped) into an index with grouped band
+// postings and into one with a key per hash, and checks that both hold
+// the same postings and pass Check.
+func TestBandGroupsLoad(t *testing.T) {
+	dir := t.TempDir()
+	o := func() *Options {
+		return &Options{NoSync: true, Settings: &Settings{ExpectedDocs: 100}}
+	}
+	grouped, err := Open(filepath.Join(dir, "grouped.simidx"), o())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer grouped.Close()
+	keyed := legacyBands(t, filepath.Join(dir, "keyed.simidx"), o())
+	defer keyed.Close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	var docs []Doc
+	for i := range 400 {
+		var w []string
+		for range 5 + rng.IntN(50) {
+			w = append(w, fmt.Sprintf("w%d", rng.IntN(400)))
+		}
+		docs = append(docs, Doc{ID: fmt.Sprint(i % 350), Text: []byte(strings.Join(w, " "))})
+	}
+	for _, x := range []*Index{grouped, keyed} {
+		seq := func(yield func(Doc, error) bool) {
+			for _, d := range docs {
+				if !yield(d, nil) {
+					return
+				}
+			}
+		}
+		if _, err := x.Load(context.Background(), seq, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Check(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, k := bandPostings(t, grouped), bandPostings(t, keyed)
+	if len(g) == 0 || !maps.EqualFunc(g, k, slices.Equal) {
+		t.Fatalf("postings differ: %d grouped, %d keyed", len(g), len(k))
+	}
+}
