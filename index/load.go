@@ -410,9 +410,12 @@ func (l *loader) add(r record, enc []byte) error {
 	if enc == nil {
 		enc = encodeRecord(nil, &r, l.x.lay)
 	}
+	// The record is written as enc: phase 1 reads only its ID, hashes,
+	// band and set postings and shingles, not its signature.
+	r.sig, r.short = nil, nil
 	l.pending = append(l.pending, r)
 	l.pendingEnc = append(l.pendingEnc, enc)
-	l.pendingBytes += 64 + len(enc) + 8*len(r.shingles)
+	l.pendingBytes += 64 + len(r.id) + len(enc) + 8*(len(r.bands)+len(r.set)+len(r.shingles))
 	if len(l.pending) >= phase1Docs || l.pendingBytes >= phase1Bytes {
 		if err := l.phase1(); err != nil {
 			return err
