@@ -27,7 +27,7 @@ import (
 // online add reads and rewrites the groups of its bands, about 16 entries
 // each at the expected size, more in an index grown far beyond it.
 //
-// An index created before keeps one key per hash (bandKey: the band
+// An index created before keeps one key per hash (appendBandKey: the band
 // number and the hash, 9 bytes) and is read and written so; its meta has
 // no bandgroups key (x.bandGroup < 0).
 
