@@ -153,24 +153,8 @@ func closingQuote(b []byte, i int) (int, bool) {
 func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
 	var or uint64 // the bytes of the runs without escapes, or'ed
 	for {
-		n := 0
-		for n+8 <= len(s) {
-			x := binary.LittleEndian.Uint64(s[n:])
-			if m := special(x); m != 0 {
-				k := bits.TrailingZeros64(m) / 8
-				or |= x & (1<<(8*k) - 1)
-				n += k
-				break
-			}
-			or |= x
-			n += 8
-		}
-		if n+8 > len(s) {
-			for n < len(s) && s[n] >= 0x20 && s[n] != '"' && s[n] != '\\' {
-				or |= uint64(s[n])
-				n++
-			}
-		}
+		n, o := plainPrefix(s)
+		or |= o
 		dst = appendRun(dst, s[:n], fix)
 		s = s[n:]
 		if len(s) == 0 {
@@ -260,6 +244,26 @@ func special(x uint64) uint64 {
 	return ((x - 0x20*ones) | (q - ones) | (bs - ones)) &^ x & highs
 }
 
+// plainPrefix returns the length of the longest prefix of b without a
+// quote, a backslash or a control character, and its bytes or'ed. It
+// reads 8 bytes at a time, then the last few one by one.
+func plainPrefix(b []byte) (n int, or uint64) {
+	for n+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[n:])
+		if m := special(x); m != 0 {
+			k := bits.TrailingZeros64(m) / 8
+			return n + k, or | x&(1<<(8*k)-1)
+		}
+		or |= x
+		n += 8
+	}
+	for n < len(b) && b[n] >= 0x20 && b[n] != '"' && b[n] != '\\' {
+		or |= uint64(b[n])
+		n++
+	}
+	return n, or
+}
+
 // scanString checks the JSON string at b[i], which is a quote, and
 // describes it; ok is false if it is not valid JSON. It costs one pass
 // over the string, 8 bytes at a time between escapes.
@@ -267,17 +271,9 @@ func scanString(b []byte, i int) (s str, ok bool) {
 	j := i + 1
 	var or uint64 // the bytes seen outside escapes, or'ed
 	for {
-		for j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j:])
-			if m := special(x); m != 0 {
-				n := bits.TrailingZeros64(m) / 8
-				or |= x & (1<<(8*n) - 1)
-				j += n
-				break
-			}
-			or |= x
-			j += 8
-		}
+		n, o := plainPrefix(b[j:])
+		or |= o
+		j += n
 		if j == len(b) {
 			return s, false
 		}
@@ -309,11 +305,8 @@ func scanString(b []byte, i int) (s str, ok bool) {
 				}
 				j += 6
 			}
-		case c < 0x20:
+		default: // a control character
 			return s, false
-		default:
-			or |= uint64(c)
-			j++
 		}
 	}
 }
