@@ -26,17 +26,7 @@ func legacyBands(t *testing.T, path string, o *Options) *Index {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(keyBandGroups) })
-	if cerr := db.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	updateFile(t, path, func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Delete(keyBandGroups) })
 	if x, err = Open(path, o); err != nil {
 		t.Fatal(err)
 	}
@@ -44,6 +34,23 @@ func legacyBands(t *testing.T, path string, o *Options) *Index {
 		t.Fatalf("band groups of width %d, want none", x.bandGroup)
 	}
 	return x
+}
+
+// updateFile runs fn in a write transaction of the closed index file at
+// path, through bbolt alone.
+func updateFile(t *testing.T, path string, fn func(tx *bolt.Tx) error) {
+	t.Helper()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(fn)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // bandPostings returns every posting of x's bands bucket: the documents
@@ -206,11 +213,7 @@ func TestCheckBandGroups(t *testing.T) {
 			if err := x.Close(); err != nil {
 				t.Fatal(err)
 			}
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = db.Update(func(tx *bolt.Tx) error {
+			updateFile(t, path, func(tx *bolt.Tx) error {
 				b := tx.Bucket(bucketBands)
 				k, v := b.Cursor().First()
 				var h uint64
@@ -224,12 +227,6 @@ func TestCheckBandGroups(t *testing.T) {
 				}
 				return b.Put(slices.Clone(k), v)
 			})
-			if cerr := db.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
 			if x, err = Open(path, o); err != nil {
 				t.Fatal(err)
 			}

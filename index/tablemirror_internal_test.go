@@ -119,14 +119,7 @@ func TestTableMirrorNoBucket(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Update(func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketTables) }); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	updateFile(t, path, func(tx *bolt.Tx) error { return tx.DeleteBucket(bucketTables) })
 	if _, err := Open(path, &Options{Log: directLogInternal, TableMirror: true}); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("Open with the mirror: %v, want ErrCorrupt", err)
 	}
