@@ -216,17 +216,18 @@ type analyzer struct {
 	tok      *shingle.Tokenizer
 	hasher   *simhash.Hasher
 	mh       *shingle.MinHasher // nil when MinHash is off
-	bands    int
 	units    []uint64
 	shingles []uint64
 	sig      []uint64
 	bandBuf  []uint64
 	setBuf   []uint64
-	// The short-text layer: smh is nil without it.
-	smh                   *shingle.MinHasher
-	shortUnits, shortRows int
-	shortBands            int
-	shortBuf, shortSig    []uint64
+	// bh computes the band hashes, nil without MinHash; wide is the
+	// analysis of an index created before schema 10 (see bands.go).
+	bh   *bandHasher
+	wide bool
+	// The short-text layer: shortUnits is 0 without it.
+	shortUnits int
+	shortBuf   []uint64
 	// keepShingles makes analyze return the shingle set (sorted, in
 	// shingleSet).
 	keepShingles bool
@@ -258,17 +259,17 @@ func makeAnalyzer(s *Settings) (*analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &analyzer{ts: ts, tok: tok, hasher: h, bands: s.Bands}
+	a := &analyzer{ts: ts, tok: tok, hasher: h, wide: s.wide}
 	if s.MinHash {
 		if a.mh, err = shingle.NewMinHasher(s.MinHashK, ts.Scheme); err != nil {
 			return nil, err
 		}
-	}
-	if s.hasShort() {
-		if a.smh, err = shingle.NewMinHasher(s.ShortBands*s.ShortRows, ts.Scheme); err != nil {
+		if a.bh, err = newBandHasher(s, ts.Scheme); err != nil {
 			return nil, err
 		}
-		a.shortUnits, a.shortBands, a.shortRows = s.ShortUnits, s.ShortBands, s.ShortRows
+	}
+	if s.hasShort() {
+		a.shortUnits = s.ShortUnits
 	}
 	return a, nil
 }
@@ -302,30 +303,26 @@ func (a *analyzer) analyze(text []byte) analysis {
 		a.shingles = o.SampleHashes(shingle.AppendShingles(a.shingles[:0], a.units, o.Size, o.Step()))
 		if a.mh != nil {
 			a.sig = a.mh.Append(a.sig[:0], a.shingles)
-			a.bandBuf = shingle.AppendBands(a.bandBuf[:0], a.sig, a.bands, a.mh.K()/a.bands)
-			r.sig, r.bands = a.sig, a.bandBuf
+			if !a.wide {
+				keepSig16(a.sig)
+			}
+			r.sig = a.sig
 		}
 		if a.keepShingles {
 			a.shingleSet = shingle.Set(append(a.shingleSet[:0], a.shingles...))
 			r.shingles = a.shingleSet
 		}
 	}
-	if a.smh != nil {
-		n := len(a.bandBuf)
-		if len(a.units) > 0 && len(a.units) <= a.shortUnits {
-			a.shortBuf = shortSet(a.shortBuf[:0], a.units)
-			r.short = a.shortBuf
-			a.shortSig = a.smh.Append(a.shortSig[:0], r.short)
-			a.bandBuf = shingle.AppendBands(a.bandBuf, a.shortSig, a.shortBands, a.shortRows)
-		} else {
-			for range a.shortBands {
-				a.bandBuf = append(a.bandBuf, 0)
-			}
+	if a.shortUnits > 0 && len(a.units) > 0 && len(a.units) <= a.shortUnits {
+		a.shortBuf = shortSet(a.shortBuf[:0], a.units)
+		if !a.wide {
+			a.shortBuf = keepShort32(a.shortBuf)
 		}
-		// A real band hash is never 0, which marks an absent band: the
-		// chance that one is is 2^-64 a band, and it would only lose that
-		// band.
-		r.bands = a.bandBuf[:n+a.shortBands]
+		r.short = a.shortBuf
+	}
+	if a.bh != nil {
+		a.bandBuf = a.bh.appendBands(a.bandBuf[:0], r.sig, r.short)
+		r.bands = a.bandBuf
 	}
 	return r
 }
@@ -399,8 +396,10 @@ func (f *Fingerprinter) Settings() Settings {
 func (f *Fingerprinter) Sum64(text []byte) uint64 { return f.a.analyze(text).fp }
 
 // Analyze returns the fingerprint of text and, with the MinHash layer, its
-// signature and band hashes (nil otherwise), valid until the next call.
-// Cost: O(len(text)).
+// signature and band hashes (nil otherwise), valid until the next call:
+// the low 16 bits of each MinHash value, and band hashes of them with
+// their leading 48 bits (see docs/index.md, schema 10), as an index
+// created with f's settings stores them. Cost: O(len(text)).
 func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 	r := f.a.analyze(text)
 	return r.fp, r.sig, r.bands

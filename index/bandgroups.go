@@ -18,18 +18,66 @@ import (
 // An index created by schema 9 or later groups the postings (the meta key
 // bandgroups holds the group width g): the key of a group is the band
 // number and the leading g bits of the hash, 5 bytes (bandGroupKey), and
-// its value is the group's entries in hash order, each the hash (8 bytes),
-// the length of its posting (a uvarint) and the posting (singletonPosting
-// or a roaring bitmap). g is bandGroupBits(Settings.ExpectedDocs), so
-// that a group holds about 16 hashes at the expected size: a
-// bulk load writes one key per group instead of one per hash, and a group
-// costs one bbolt element (16 bytes and a key) instead of one per hash. An
-// online add reads and rewrites the groups of its bands, about 16 entries
-// each at the expected size, more in an index grown far beyond it.
+// its value is the group's entries in hash order, each the hash, the
+// length of its posting (a uvarint) and the posting (singletonPosting or a
+// roaring bitmap). g is bandGroupBits(Settings.ExpectedDocs), so that a
+// group holds about 16 hashes at the expected size: a bulk load writes one
+// key per group instead of one per hash, and a group costs one bbolt
+// element (16 bytes and a key) instead of one per hash. An online add
+// reads and rewrites the groups of its bands, about 16 entries each at the
+// expected size, more in an index grown far beyond it.
 //
-// An index created before keeps one key per hash (appendBandKey: the band
-// number and the hash, 9 bytes) and is read and written so; its meta has
-// no bandgroups key (x.bandGroup < 0).
+// An entry holds the hash in groupCodec.w bytes: in an index created by
+// schema 10 or later, whose band hashes have 48 bits (see bands.go), the
+// bits of the hash after the key's g, ceil((48-g)/8) bytes (4 at the
+// default ExpectedDocs); in a wide index (schema 9) the whole hash, 8
+// bytes.
+//
+// An index created before schema 9 keeps one key per hash (appendBandKey:
+// the band number and the hash, 9 bytes) and is read and written so; its
+// meta has no bandgroups key (groupCodec.g < 0).
+
+// groupCodec is how the bands bucket of an index keys its postings and
+// holds their hashes.
+type groupCodec struct {
+	g int // the group width, -1 for a key per hash (before schema 9)
+	w int // bytes of an entry's hash: 8, the whole hash, or fewer, its bits after the key's
+}
+
+// groupCodecFor returns the groupCodec of an index with group width g
+// (-1 for none) that is wide or not.
+func groupCodecFor(g int, wide bool) groupCodec {
+	c := groupCodec{g: g, w: 8}
+	if g >= 0 && !wide {
+		c.w = (48 - g + 7) / 8
+	}
+	return c
+}
+
+// appendHash appends the entry bytes of hash h.
+func (c groupCodec) appendHash(dst []byte, h uint64) []byte {
+	if c.w == 8 {
+		return binary.BigEndian.AppendUint64(dst, h)
+	}
+	s := h << c.g >> (64 - 8*c.w)
+	for i := c.w - 1; i >= 0; i-- {
+		dst = append(dst, byte(s>>(8*i)))
+	}
+	return dst
+}
+
+// hash returns the hash of the entry bytes b (c.w of them) in the group of
+// key prefix p (the key's 4 bytes after the band).
+func (c groupCodec) hash(p uint32, b []byte) uint64 {
+	if c.w == 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var s uint64
+	for _, x := range b[:c.w] {
+		s = s<<8 | uint64(x)
+	}
+	return uint64(p)<<32 | s<<(64-8*c.w)>>c.g
+}
 
 // bandGroupBits returns the group width of the bands bucket of an index
 // of n expected documents: about groupTarget hashes a group, as the
@@ -54,35 +102,39 @@ func bandGroupKey(dst []byte, b int, h uint64, g int) []byte {
 // bandGroupKeyLen is the length of a bandGroupKey.
 const bandGroupKeyLen = 5
 
-// appendGroupEntry appends the entry of hash h with posting p to the
-// group value dst.
-func appendGroupEntry(dst []byte, h uint64, p []byte) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, h)
+// appendEntry appends the entry of hash h with posting p to the group
+// value dst.
+func (c groupCodec) appendEntry(dst []byte, h uint64, p []byte) []byte {
+	dst = c.appendHash(dst, h)
 	dst = binary.AppendUvarint(dst, uint64(len(p)))
 	return append(dst, p...)
 }
 
-// groupEntries calls fn with the hash and the posting of each entry of
-// the group value v, in order, until fn returns an error. It fails with
-// ErrCorrupt if v is not a sequence of entries in increasing hash order.
-// The postings alias v.
-func groupEntries(v []byte, fn func(h uint64, p []byte) error) error {
+// entries calls fn with the hash and the posting of each entry of the
+// value v of the group of key, in order, until fn returns an error. It
+// fails with ErrCorrupt if v is not a sequence of entries in increasing
+// hash order. The postings alias v.
+func (c groupCodec) entries(key, v []byte, fn func(h uint64, p []byte) error) error {
+	var prefix uint32
+	if len(key) == bandGroupKeyLen {
+		prefix = binary.BigEndian.Uint32(key[1:])
+	}
 	var last uint64
 	for i := 0; len(v) > 0; i++ {
-		if len(v) < 9 {
+		if len(v) < c.w+1 {
 			return fmt.Errorf("%w: band group entry truncated", ErrCorrupt)
 		}
-		h := binary.BigEndian.Uint64(v)
-		n, w := binary.Uvarint(v[8:])
-		if w <= 0 || n == 0 || uint64(len(v)-8-w) < n {
+		h := c.hash(prefix, v)
+		n, w := binary.Uvarint(v[c.w:])
+		if w <= 0 || n == 0 || uint64(len(v)-c.w-w) < n {
 			return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
 		}
 		if i > 0 && h <= last {
 			return fmt.Errorf("%w: band group entries out of order at hash %016x", ErrCorrupt, h)
 		}
 		last = h
-		p := v[8+w : 8+w+int(n)]
-		v = v[8+w+int(n):]
+		p := v[c.w+w : c.w+w+int(n)]
+		v = v[c.w+w+int(n):]
 		if err := fn(h, p); err != nil {
 			return err
 		}
@@ -90,11 +142,12 @@ func groupEntries(v []byte, fn func(h uint64, p []byte) error) error {
 	return nil
 }
 
-// groupPosting returns the posting of hash h in the group value v, or nil
-// if the group has none. It costs a scan of the entries before h's.
-func groupPosting(v []byte, h uint64) ([]byte, error) {
+// posting returns the posting of hash h in the value v of the group of
+// key, or nil if the group has none. It costs a scan of the entries
+// before h's.
+func (c groupCodec) posting(key, v []byte, h uint64) ([]byte, error) {
 	var found []byte
-	err := groupEntries(v, func(e uint64, p []byte) error {
+	err := c.entries(key, v, func(e uint64, p []byte) error {
 		if e >= h {
 			if e == h {
 				found = p
@@ -114,19 +167,19 @@ func groupPosting(v []byte, h uint64) ([]byte, error) {
 // grouped bucket a scan of the group's entries before h's.
 func (x *Index) bandPosting(c *bolt.Cursor, b int, h uint64) ([]byte, error) {
 	var kb [9]byte
-	if x.bandGroup < 0 {
+	if x.groups.g < 0 {
 		key := appendBandKey(kb[:0], b, h)
 		if k, v := c.Seek(key); v != nil && bytes.Equal(k, key) {
 			return v, nil
 		}
 		return nil, nil
 	}
-	key := bandGroupKey(kb[:0], b, h, x.bandGroup)
+	key := bandGroupKey(kb[:0], b, h, x.groups.g)
 	k, v := c.Seek(key)
 	if v == nil || !bytes.Equal(k, key) {
 		return nil, nil
 	}
-	return groupPosting(v, h)
+	return x.groups.posting(key, v, h)
 }
 
 // eachBandPosting calls fn with the band, the hash and the posting of
@@ -138,7 +191,7 @@ func (x *Index) bandPosting(c *bolt.Cursor, b int, h uint64) ([]byte, error) {
 func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what string), fn func(b int, h uint64, p []byte) error) error {
 	c := bb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
-		if x.bandGroup < 0 {
+		if x.groups.g < 0 {
 			if len(k) != 9 {
 				if bad != nil {
 					bad(k, "malformed")
@@ -157,9 +210,9 @@ func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what strin
 			continue
 		}
 		b := int(k[0])
-		err := groupEntries(v, func(h uint64, p []byte) error {
+		err := x.groups.entries(k, v, func(h uint64, p []byte) error {
 			var kb [bandGroupKeyLen]byte
-			if !bytes.Equal(bandGroupKey(kb[:0], b, h, x.bandGroup), k) {
+			if !bytes.Equal(bandGroupKey(kb[:0], b, h, x.groups.g), k) {
 				return fmt.Errorf("%w: band group %x holds hash %016x", ErrCorrupt, k, h)
 			}
 			return fn(b, h, p)
@@ -188,7 +241,8 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 		return fmt.Errorf("%w: band postings missing", ErrCorrupt)
 	}
 	sortPostingOps(ops)
-	g := x.bandGroup
+	gc := x.groups
+	g := gc.g
 	var kb, ka [bandGroupKeyLen]byte
 	bm := roaring.New()
 	for i := 0; i < len(ops); {
@@ -199,7 +253,7 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 		}
 		old := bb.Get(key)
 		// bbolt keeps the value until the commit: a new slice per group.
-		nv := make([]byte, 0, len(old)+(j-i)*(8+1+singletonSize))
+		nv := make([]byte, 0, len(old)+(j-i)*(gc.w+1+singletonSize))
 		grp := ops[i:j]
 		// Merge the entries of the group with the hashes of its ops.
 		next := func(p []byte, h uint64) error {
@@ -208,11 +262,11 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 				k++
 			}
 			if k == 0 {
-				nv = appendGroupEntry(nv, h, p)
+				nv = gc.appendEntry(nv, h, p)
 				return nil
 			}
 			if p == nil && k == 1 && !grp[0].del {
-				nv = appendGroupEntry(nv, h, singletonPosting(grp[0].n))
+				nv = gc.appendEntry(nv, h, singletonPosting(grp[0].n))
 				grp = grp[k:]
 				return nil
 			}
@@ -234,18 +288,18 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 			switch bm.GetCardinality() {
 			case 0:
 			case 1:
-				nv = appendGroupEntry(nv, h, singletonPosting(bm.Minimum()))
+				nv = gc.appendEntry(nv, h, singletonPosting(bm.Minimum()))
 			default:
 				bm.RunOptimize()
 				v, err := bm.ToBytes()
 				if err != nil {
 					return err
 				}
-				nv = appendGroupEntry(nv, h, v)
+				nv = gc.appendEntry(nv, h, v)
 			}
 			return nil
 		}
-		err := groupEntries(old, func(h uint64, p []byte) error {
+		err := gc.entries(key, old, func(h uint64, p []byte) error {
 			// The hashes of ops before this entry have no posting yet.
 			for len(grp) > 0 && grp[0].h < h {
 				if err := next(nil, grp[0].h); err != nil {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -30,8 +31,8 @@ func legacyBands(t *testing.T, path string, o *Options) *Index {
 	if x, err = Open(path, o); err != nil {
 		t.Fatal(err)
 	}
-	if x.bandGroup >= 0 {
-		t.Fatalf("band groups of width %d, want none", x.bandGroup)
+	if x.groups.g >= 0 {
+		t.Fatalf("band groups of width %d, want none", x.groups.g)
 	}
 	return x
 }
@@ -94,8 +95,8 @@ func TestBandGroupsAgreeWithKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer grouped.Close()
-			if grouped.bandGroup != 2 {
-				t.Fatalf("group width %d, want 2", grouped.bandGroup)
+			if grouped.groups.g != 2 {
+				t.Fatalf("group width %d, want 2", grouped.groups.g)
 			}
 			keyed := legacyBands(t, filepath.Join(dir, "keyed.simidx"), o())
 			defer keyed.Close()
@@ -166,38 +167,73 @@ func TestBandGroupsAgreeWithKeys(t *testing.T) {
 	}
 }
 
-// TestBandGroupEntries checks the decoding of group values: the entries
-// in order, and the damage it reports.
+// TestBandGroupEntries checks the decoding of group values: the hashes of
+// the entries, whole (wide) or after the group's bits, read back as they
+// were written for every group width, the entries in order, and the
+// damage it reports.
 func TestBandGroupEntries(t *testing.T) {
-	var v []byte
-	v = appendGroupEntry(v, 3, singletonPosting(7))
-	v = appendGroupEntry(v, 9, singletonPosting(1))
-	if p, err := groupPosting(v, 9); err != nil || len(p) != singletonSize {
-		t.Fatalf("hash 9: %x, %v", p, err)
-	}
-	if p, err := groupPosting(v, 5); err != nil || p != nil {
-		t.Fatalf("hash 5: %x, %v", p, err)
-	}
-	for name, bad := range map[string][]byte{
-		"truncated":    v[:len(v)-1],
-		"out of order": appendGroupEntry(slices.Clone(v), 4, singletonPosting(2)),
-		"repeated":     appendGroupEntry(slices.Clone(v), 9, singletonPosting(2)),
-		"empty entry":  append(slices.Clone(v), 0, 0, 0, 0, 0, 0, 0, 10, 0),
-	} {
-		err := groupEntries(bad, func(uint64, []byte) error { return nil })
-		if !errors.Is(err, ErrCorrupt) {
-			t.Errorf("%s: %v, want ErrCorrupt", name, err)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, wide := range []bool{true, false} {
+		for g := 1; g <= 32; g++ {
+			c := groupCodecFor(g, wide)
+			if !wide && g+8*c.w < 48 {
+				t.Fatalf("width %d: %d bytes hold %d bits of 48", g, c.w, g+8*c.w)
+			}
+			for range 100 {
+				h := rng.Uint64()
+				if !wide {
+					h &= bandMask
+				}
+				key := bandGroupKey(nil, 3, h, g)
+				v := c.appendEntry(nil, h, singletonPosting(7))
+				if len(v) != c.w+1+singletonSize {
+					t.Fatalf("width %d: entry %x", g, v)
+				}
+				if got := c.hash(binary.BigEndian.Uint32(key[1:]), v); got != h {
+					t.Fatalf("wide %v, width %d: hash %016x read back as %016x", wide, g, h, got)
+				}
+			}
+		}
+		c := groupCodecFor(16, wide)
+		key := bandGroupKey(nil, 0, 0, 16)
+		step := uint64(1)
+		if !wide {
+			step = 1 << 16
+		}
+		var v []byte
+		v = c.appendEntry(v, 3*step, singletonPosting(7))
+		v = c.appendEntry(v, 9*step, singletonPosting(1))
+		if p, err := c.posting(key, v, 9*step); err != nil || len(p) != singletonSize {
+			t.Fatalf("hash 9: %x, %v", p, err)
+		}
+		if p, err := c.posting(key, v, 5*step); err != nil || p != nil {
+			t.Fatalf("hash 5: %x, %v", p, err)
+		}
+		for name, bad := range map[string][]byte{
+			"truncated":    v[:len(v)-1],
+			"out of order": c.appendEntry(slices.Clone(v), 4*step, singletonPosting(2)),
+			"repeated":     c.appendEntry(slices.Clone(v), 9*step, singletonPosting(2)),
+			"empty entry":  append(c.appendHash(slices.Clone(v), 10*step), 0),
+		} {
+			err := c.entries(key, bad, func(uint64, []byte) error { return nil })
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("wide %v, %s: %v, want ErrCorrupt", wide, name, err)
+			}
 		}
 	}
 }
 
 // TestCheckBandGroups checks that Check reports a group whose entries are
-// out of order, and one that holds a hash of another group.
+// out of order, and, in a wide index, whose entries hold whole hashes, one
+// that holds a hash of another group.
 func TestCheckBandGroups(t *testing.T) {
-	for _, damage := range []string{"order", "other group"} {
-		t.Run(damage, func(t *testing.T) {
+	for _, c := range []struct {
+		damage string
+		wide   bool
+	}{{"order", false}, {"order", true}, {"other group", true}} {
+		t.Run(fmt.Sprintf("%s wide=%v", c.damage, c.wide), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "d.simidx")
-			o := &Options{Log: directLogInternal, NoSync: true, RecentBands: -1}
+			o := &Options{Log: directLogInternal, NoSync: true, RecentBands: -1, Settings: &Settings{wide: c.wide}}
 			x, err := Open(path, o)
 			if err != nil {
 				t.Fatal(err)
@@ -210,6 +246,7 @@ func TestCheckBandGroups(t *testing.T) {
 			if err := x.Check(); err != nil {
 				t.Fatal(err)
 			}
+			gc := x.groups
 			if err := x.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -217,69 +254,26 @@ func TestCheckBandGroups(t *testing.T) {
 				b := tx.Bucket(bucketBands)
 				k, v := b.Cursor().First()
 				var h uint64
-				if err := groupEntries(v, func(e uint64, _ []byte) error { h = e; return nil }); err != nil {
+				if err := gc.entries(k, v, func(e uint64, _ []byte) error { h = e; return nil }); err != nil {
 					return err
 				}
-				if damage == "order" {
-					v = appendGroupEntry(slices.Clone(v), h-1, singletonPosting(0))
+				if c.damage == "order" {
+					v = gc.appendEntry(slices.Clone(v), h-1<<16, singletonPosting(0))
 				} else {
-					v = appendGroupEntry(slices.Clone(v), h^1<<63, singletonPosting(0))
+					v = gc.appendEntry(slices.Clone(v), h^1<<63, singletonPosting(0))
 				}
 				return b.Put(slices.Clone(k), v)
 			})
-			if x, err = Open(path, o); err != nil {
+			if x, err = Open(path, &Options{Log: directLogInternal, NoSync: true, RecentBands: -1}); err != nil {
 				t.Fatal(err)
 			}
 			defer x.Close()
+			if x.settings.wide != c.wide {
+				t.Fatalf("reopened wide %v, created %v", x.settings.wide, c.wide)
+			}
 			if err := x.Check(); err == nil || !strings.Contains(err.Error(), "band key") {
 				t.Fatalf("Check: %v, want a damaged band key", err)
 			}
 		})
-	}
-}
-
-// TestBandGroupsLoad bulk loads the same documents (some IDs twice, so
-// that the first of them is dropped) into an index with grouped band
-// postings and into one with a key per hash, and checks that both hold
-// the same postings and pass Check.
-func TestBandGroupsLoad(t *testing.T) {
-	dir := t.TempDir()
-	o := func() *Options {
-		return &Options{NoSync: true, Settings: &Settings{ExpectedDocs: 100}}
-	}
-	grouped, err := Open(filepath.Join(dir, "grouped.simidx"), o())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer grouped.Close()
-	keyed := legacyBands(t, filepath.Join(dir, "keyed.simidx"), o())
-	defer keyed.Close()
-	rng := rand.New(rand.NewPCG(7, 8))
-	var docs []Doc
-	for i := range 400 {
-		var w []string
-		for range 5 + rng.IntN(50) {
-			w = append(w, fmt.Sprintf("w%d", rng.IntN(400)))
-		}
-		docs = append(docs, Doc{ID: fmt.Sprint(i % 350), Text: []byte(strings.Join(w, " "))})
-	}
-	for _, x := range []*Index{grouped, keyed} {
-		seq := func(yield func(Doc, error) bool) {
-			for _, d := range docs {
-				if !yield(d, nil) {
-					return
-				}
-			}
-		}
-		if _, err := x.Load(context.Background(), seq, nil); err != nil {
-			t.Fatal(err)
-		}
-		if err := x.Check(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, k := bandPostings(t, grouped), bandPostings(t, keyed)
-	if len(g) == 0 || !maps.EqualFunc(g, k, slices.Equal) {
-		t.Fatalf("postings differ: %d grouped, %d keyed", len(g), len(k))
 	}
 }

@@ -3,7 +3,6 @@ package index_test
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/simidx/simidx/index"
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestRecordBitFlip flips one bit in the MinHash signature of a document's
@@ -35,14 +35,16 @@ func TestRecordBitFlip(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
+	offs := recordsAt(t, path, "victim-record")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The record ends with the ID and the checksum; the signature is well
 	// before them.
-	i := recordAt(t, b, "victim-record")
-	b[i-100] ^= 0x04
+	for _, i := range offs {
+		b[i-100] ^= 0x04
+	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +80,11 @@ func TestLevelRecordBitFlip(t *testing.T) {
 		t.Fatal(err)
 	}
 	x.Close()
+	offs := recordsAt(t, path, "victim-record")
 	b, _ := os.ReadFile(path)
-	i := recordAt(t, b, "victim-record")
-	b[i-100] ^= 0x04
+	for _, i := range offs {
+		b[i-100] ^= 0x04
+	}
 	os.WriteFile(path, b, 0o644)
 	for _, ro := range []bool{true, false} {
 		if _, err := index.Open(path, &index.Options{ReadOnly: ro}); !errors.Is(err, index.ErrCorrupt) || !strings.Contains(err.Error(), "checksum") {
@@ -89,20 +93,41 @@ func TestLevelRecordBitFlip(t *testing.T) {
 	}
 }
 
-// recordAt returns the offset in the index file b of the ID at the end of
-// the record of document id: the occurrence of id followed by a checksum,
-// not by a document number (as the key of the ids bucket is).
-func recordAt(t *testing.T, b []byte, id string) int {
+// recordsAt returns the offsets in the index file at path of the ID at
+// the end of every copy of the record of document id: its live record,
+// read through bbolt, and the copies of the same bytes in pages bbolt has
+// freed, which a test damages all alike.
+func recordsAt(t *testing.T, path, id string) []int {
 	t.Helper()
-	for off := 0; ; {
-		i := bytes.Index(b[off:], []byte(id))
-		if i < 0 {
-			t.Fatalf("no record of %s in the file", id)
-		}
-		i += off
-		if end := i + len(id); i > 200 && end+4 <= len(b) && binary.BigEndian.Uint32(b[end:]) > 1<<20 {
-			return i
-		}
-		off = i + 1
+	db, err := bolt.Open(path, 0o600, &bolt.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	var rec []byte
+	err = db.View(func(tx *bolt.Tx) error {
+		n := tx.Bucket([]byte("ids")).Get([]byte(id))
+		rec = bytes.Clone(tx.Bucket([]byte("docs")).Get(n))
+		return nil
+	})
+	db.Close()
+	if err != nil || len(rec) < len(id)+4 {
+		t.Fatalf("no record of %s in the file: %v", id, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var offs []int
+	for off := 0; ; {
+		i := bytes.Index(b[off:], rec)
+		if i < 0 {
+			break
+		}
+		offs = append(offs, off+i+len(rec)-4-len(id))
+		off += i + 1
+	}
+	if len(offs) == 0 {
+		t.Fatalf("the record of %s is not in the file", id)
+	}
+	return offs
 }

@@ -21,10 +21,10 @@ type Index struct {
 	lay      layout
 	akey     uint64 // analysisKey of the settings: the probes AddProbed stores
 
-	// bandGroup is the width of the groups of the bands bucket
-	// (bandGroupKey), or -1 in an index created before schema 9, whose
-	// bands bucket has a key per hash (see bandgroups.go).
-	bandGroup int
+	// groups is how the bands bucket keys its postings: by group
+	// (bandGroupKey), or with groups.g -1 in an index created before
+	// schema 9, by hash (see bandgroups.go).
+	groups groupCodec
 
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64

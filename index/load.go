@@ -584,12 +584,12 @@ func (l *loader) addPostings(n uint32, r *record) error {
 
 // writePostings writes the postings of sorter s, slot by slot in key order,
 // leaving out the dead documents, through w into bucket name; key appends
-// the key of hash h of slot i. With group >= 0 (the bands bucket of
+// the key of hash h of slot i. With group.g >= 0 (the bands bucket of
 // schema 9: see bandgroups.go) key is not used: the postings of the hashes
 // of one group are written as one value under their bandGroupKey. A
 // goroutine merges the runs and encodes the postings while this one
 // writes them.
-func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, group int, dead []bool) error {
+func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, group groupCodec, dead []bool) error {
 	if s == nil {
 		return nil
 	}
@@ -634,7 +634,7 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 			b, arena = newBatch(), make([]byte, 0, len(arena))
 			return nil
 		}
-		// The group being gathered (group >= 0): its key, and where its
+		// The group being gathered (group.g >= 0): its key, and where its
 		// value starts in the arena.
 		var gk [bandGroupKeyLen]byte
 		gs := -1
@@ -680,9 +680,9 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 					}
 					post = v
 				}
-				if group >= 0 {
+				if group.g >= 0 {
 					var nk [bandGroupKeyLen]byte
-					bandGroupKey(nk[:0], i, h, group)
+					bandGroupKey(nk[:0], i, h, group.g)
 					if gs >= 0 && nk != gk {
 						if err := endGroup(); err != nil {
 							return err
@@ -691,7 +691,7 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 					if gs < 0 {
 						gk, gs = nk, len(arena)
 					}
-					arena = appendGroupEntry(arena, h, post)
+					arena = group.appendEntry(arena, h, post)
 					return nil
 				}
 				ks := len(arena)
@@ -842,11 +842,11 @@ func (l *loader) phase2() error {
 			i = j
 		}
 	}
-	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, x.bandGroup, dead); err != nil {
+	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, x.groups, dead); err != nil {
 		return err
 	}
 	setKey := func(dst []byte, _ int, h uint64) []byte { return appendSetKey(dst, h) }
-	if err := l.writePostings(w, l.sets, bucketSets, setKey, -1, dead); err != nil {
+	if err := l.writePostings(w, l.sets, bucketSets, setKey, groupCodec{g: -1}, dead); err != nil {
 		return err
 	}
 	next := l.base + uint32(len(l.fps))

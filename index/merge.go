@@ -218,7 +218,7 @@ func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
 	if bk == nil {
 		return fmt.Errorf("%w: band postings missing", ErrCorrupt)
 	}
-	if x.bandGroup >= 0 {
+	if x.groups.g >= 0 {
 		// The filter holds every key of the bucket: it gets these.
 		ops := make([]postingOp, len(ps))
 		f := x.filter.Load()

@@ -240,7 +240,14 @@ func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
 // persisted is the JSON stored under meta/settings.
 type persisted struct {
 	Settings
+	// SignatureBits is the bits kept of each signature value, 16 in an
+	// index created by schema 10 or later; absent (0) in one created
+	// before, which is wide (see bands.go).
+	SignatureBits int `json:"signature_bits,omitempty"`
 }
+
+// signatureBits is persisted.SignatureBits of an index that is not wide.
+const signatureBits = 16
 
 // init reads (or, for a new file, writes) the meta bucket and prepares x.
 // A panic of bbolt (a damaged page: the meta pages passed checkFile) is
@@ -256,6 +263,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var st Settings
 	var fresh bool
+	group := -1 // the band group width (see bandgroups.go)
 	read := func(t *bolt.Tx) error {
 		tx = t
 		mb := tx.Bucket(bucketMeta)
@@ -277,9 +285,9 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		} else if ver < 1 {
 			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
 		}
-		x.bandGroup = -1
+		group = -1
 		if g := mb.Get(keyBandGroups); len(g) == 1 && g[0] <= 32 {
-			x.bandGroup = int(g[0])
+			group = int(g[0])
 		} else if g != nil {
 			return fmt.Errorf("%w: band group width %x", ErrNotIndex, g)
 		}
@@ -303,6 +311,13 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			p.MaxDistance = ZeroDistance // stored as a real distance
 		}
 		p.NoMinHash = !p.MinHash // stored as whether the layer is there
+		switch p.SignatureBits {
+		case 0:
+			p.wide = true
+		case signatureBits:
+		default:
+			return fmt.Errorf("%w: signature bits %d", ErrNotIndex, p.SignatureBits)
+		}
 		n, err := p.Settings.normalize()
 		if err != nil {
 			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)
@@ -324,7 +339,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			}
 			if fresh {
 				st = want
-				x.bandGroup = bandGroupBits(st.ExpectedDocs)
+				group = bandGroupBits(st.ExpectedDocs)
 				return create(tx, st)
 			}
 			return upgrade(tx)
@@ -339,10 +354,16 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		}
 	}
 	x.settings = st
+	x.groups = groupCodecFor(group, st.wide)
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
-	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet()}
+	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet(), wide: st.wide}
+	if st.MinHash {
+		if x.lay.bh, err = newBandHasher(&st, st.Text.Scheme); err != nil {
+			return err
+		}
+	}
 	x.akey = analysisKey(&st)
 	if !x.readOnly {
 		if err := x.recover(); err != nil {
@@ -371,7 +392,11 @@ func create(tx *bolt.Tx, st Settings) error {
 	if err != nil {
 		return err
 	}
-	js, err := json.Marshal(persisted{st})
+	p := persisted{Settings: st}
+	if !st.wide {
+		p.SignatureBits = signatureBits
+	}
+	js, err := json.Marshal(p)
 	if err != nil {
 		return err
 	}
@@ -468,7 +493,15 @@ func (x *Index) recover() error {
 // and read as they are. Schema 9 groups the band postings of an index
 // it creates (see bandgroups.go, meta key bandgroups); the postings of an
 // older file stay one key per hash and are read and written so: only the
-// version changes. A program of an
+// version changes. Schema 10 keeps 16 bits of each signature value and 32
+// of each short-set value in the records of an index it creates, computes
+// the bands from them instead of storing them (flagCompact), and keeps 48
+// bits of each band hash, of which a band group entry holds those after
+// the group's (see bands.go; its settings have signature_bits). An older
+// index is wide: it keeps the analysis it was created with, since its
+// stored bands are of 64-bit values, and its records and band groups are
+// read and written as before; only the version changes. Indexing the
+// corpus again makes a compact index. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

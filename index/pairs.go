@@ -563,22 +563,36 @@ type lazyRecord struct {
 	fp   uint64
 	full bool
 	r    record
+	// bands are the band hashes of a compact record, computed when
+	// sharesBandBefore first needs them (nil before).
+	bands []uint64
 }
 
 // reset makes l the lazy record of checked record v.
 func (l *lazyRecord) reset(v []byte, lay layout) {
-	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
+	l.v, l.lay, l.fp, l.full, l.bands = v, lay, binary.BigEndian.Uint64(v), false, nil
+}
+
+// band returns band i of text record l: where it is stored, or, in a
+// compact record, from its bands, computed once.
+func (l *lazyRecord) band(i int) uint64 {
+	if !compact(l.v) {
+		return binary.BigEndian.Uint64(l.v[17+sigWidth(l.v)*l.lay.k+8*i:])
+	}
+	if l.bands == nil {
+		l.bands = bandsOf(l.v, l.lay)
+	}
+	if i >= len(l.bands) {
+		return 0 // a record too short to hold its parts: no band
+	}
+	return l.bands[i]
 }
 
 // sharesBandBefore reports whether the text records l and m share a band
-// before band, reading the bands where they are stored.
+// before band.
 func (l *lazyRecord) sharesBandBefore(m *lazyRecord, band int) bool {
-	// After the flags, the exact hash and the signature.
-	ol := 17 + sigWidth(l.v)*l.lay.k
-	om := 17 + sigWidth(m.v)*m.lay.k
 	for i := range band {
-		h := binary.BigEndian.Uint64(l.v[ol+8*i:])
-		if h != 0 && h == binary.BigEndian.Uint64(m.v[om+8*i:]) {
+		if h := l.band(i); h != 0 && h == m.band(i) {
 			return true
 		}
 	}

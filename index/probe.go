@@ -30,8 +30,10 @@ func (x *Index) probeText(text []byte) (docProbe, error) {
 	a := x.getAnalyzer()
 	defer x.pool.Put(a)
 	an := a.analyze(text)
-	// The signature as a record holds it (flagSig32): a probe of a text
-	// and the probe of its stored document are the same.
+	// The signature as a record holds it (the low 32 bits of each value
+	// in a wide index, flagSig32; the analysis keeps 16 bits in others):
+	// a probe of a text and the probe of its stored document are the
+	// same.
 	sig := slices.Clone(an.sig)
 	for i, v := range sig {
 		sig[i] = uint64(uint32(v))

@@ -15,7 +15,7 @@ import (
 
 // A record is the value of a document in the docs bucket:
 //
-//	fingerprint uint64 | flags byte | [exact uint64 | sig k*uint64 | bands b*uint64 | [n byte | set n*uint64] | [m byte | short m*uint64]] | ID
+//	fingerprint uint64 | flags byte | [exact uint64 | sig k*w | [bands b*uint64] | [n byte | set n*uint64] | [m byte | short m*s]] | ID
 //
 // The bracketed part is present when flags has flagText; sig and bands are
 // present when the index has MinHash, n and set when it has a set method
@@ -23,7 +23,11 @@ import (
 // 7: a text of at most Settings.ShortUnits units in an index with the
 // short-text layer). The bands are the Bands bands of the signature, then,
 // in an index with the short-text layer, the ShortBands bands of the short
-// set, zero for a text without one. Integers are big-endian. The ID takes the
+// set, zero for a text without one. A record with flagCompact (schema 10)
+// has 16-bit signature values (w = 2), 32-bit short-set values (s = 4) and
+// no bands, which are computed from them (see bands.go); one without has
+// 64-bit short-set values (s = 8), w = 4 with flagSig32 (schema 8) and 8
+// before. Integers are big-endian. The ID takes the
 // rest of the value, but for the last 4 bytes when flags has flagCRC
 // (schema 6, every record written since): the CRC-32C (Castagnoli) of the
 // bytes before them, big-endian, checked whenever the record is read (see
@@ -47,21 +51,78 @@ type record struct {
 }
 
 const (
-	flagText  = 1
-	flagShort = 2    // a text record with a short set
-	flagSig32 = 4    // the signature holds the low 32 bits of each value
-	flagCRC   = 0x80 // the record ends with its checksum
+	flagText    = 1
+	flagShort   = 2    // a text record with a short set
+	flagSig32   = 4    // the signature holds the low 32 bits of each value
+	flagCompact = 8    // 16-bit signature values, 32-bit short set, no bands
+	flagCRC     = 0x80 // the record ends with its checksum
 )
 
 // sigWidth returns the bytes per signature value of text record v (at
-// least 9 bytes): 4 from schema 8 on (flagSig32), 8 before. The signature
-// is compared by the low 32 bits of its values (shingle.Estimate), so the
-// high bits need no storing.
+// least 9 bytes): 2 from schema 10 on (flagCompact), 4 from schema 8 on
+// (flagSig32), 8 before. The signature is compared by the low 32 bits of
+// its values (shingle.Estimate), so the high bits need no storing; in a
+// compact record they are 0.
 func sigWidth(v []byte) int {
-	if v[8]&flagSig32 != 0 {
+	switch {
+	case v[8]&flagCompact != 0:
+		return 2
+	case v[8]&flagSig32 != 0:
 		return 4
 	}
 	return 8
+}
+
+// compact reports whether text record v (at least 9 bytes) has flagCompact.
+func compact(v []byte) bool { return v[8]&flagCompact != 0 }
+
+// textParts are the offsets of the parts of a text record: the exact hash
+// at 9, the signature at 17, then the bands, the set and the short set.
+type textParts struct {
+	bands  int // the stored bands; -1 in a compact record
+	set    int // the set's count byte (an index with a set method)
+	short  int // the short set's count byte; -1 without one
+	shortW int // bytes of a short-set value
+	end    int // the ID
+}
+
+// partsOf returns the parts of text record v (flagText set; with or
+// without its checksum) in an index of layout l, and false if v is too
+// short to hold them.
+func partsOf(v []byte, l layout) (textParts, bool) {
+	p := textParts{bands: -1, short: -1, shortW: 8}
+	n := 17 + sigWidth(v)*l.k
+	if compact(v) {
+		p.shortW = 4
+	} else {
+		p.bands = n
+		n += 8 * l.bands
+	}
+	if len(v) < n {
+		return p, false
+	}
+	if l.sets {
+		p.set = n
+		if len(v) < n+1 {
+			return p, false
+		}
+		n += 1 + 8*int(v[n])
+		if len(v) < n {
+			return p, false
+		}
+	}
+	if v[8]&flagShort != 0 {
+		p.short = n
+		if len(v) < n+1 {
+			return p, false
+		}
+		n += 1 + p.shortW*int(v[n])
+		if len(v) < n {
+			return p, false
+		}
+	}
+	p.end = n
+	return p, true
 }
 
 // isText reports whether record v (at least 9 bytes) is of a document
@@ -106,6 +167,11 @@ func fpOf(v []byte) uint64 { return binary.BigEndian.Uint64(body(v)) }
 type layout struct {
 	k, bands int  // MinHash values and bands, 0 without MinHash
 	sets     bool // the records of text documents hold a set
+	// wide says the index writes records without flagCompact (see
+	// bands.go); bh computes the bands of a compact record, nil without
+	// MinHash.
+	wide bool
+	bh   *bandHasher
 }
 
 // docKey returns the key of document number n in the docs bucket.
@@ -132,17 +198,26 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 		b = append(b, r.id...)
 		return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
 	}
-	flags := byte(flagText | flagSig32 | flagCRC)
+	flags := byte(flagText | flagCompact | flagCRC)
+	if l.wide {
+		flags = flagText | flagSig32 | flagCRC
+	}
 	if len(r.short) > 0 {
 		flags |= flagShort
 	}
 	b = append(b, flags)
 	b = binary.BigEndian.AppendUint64(b, r.exact)
-	for _, v := range r.sig {
-		b = binary.BigEndian.AppendUint32(b, uint32(v))
-	}
-	for _, v := range r.bands {
-		b = binary.BigEndian.AppendUint64(b, v)
+	if l.wide {
+		for _, v := range r.sig {
+			b = binary.BigEndian.AppendUint32(b, uint32(v))
+		}
+		for _, v := range r.bands {
+			b = binary.BigEndian.AppendUint64(b, v)
+		}
+	} else {
+		for _, v := range r.sig {
+			b = binary.BigEndian.AppendUint16(b, uint16(v))
+		}
 	}
 	if l.sets {
 		b = append(b, byte(len(r.set)))
@@ -153,7 +228,11 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 	if len(r.short) > 0 {
 		b = append(b, byte(len(r.short)))
 		for _, v := range r.short {
-			b = binary.BigEndian.AppendUint64(b, v)
+			if l.wide {
+				b = binary.BigEndian.AppendUint64(b, v)
+			} else {
+				b = binary.BigEndian.AppendUint32(b, uint32(v))
+			}
 		}
 	}
 	b = append(b, r.id...)
@@ -166,46 +245,11 @@ func textLen(v []byte, l layout) int {
 	if len(v) < 9 {
 		return -1
 	}
-	n := 8*(1+l.bands) + sigWidth(v)*l.k
-	if len(v) < 9+n {
+	p, ok := partsOf(v, l)
+	if !ok {
 		return -1
 	}
-	if l.sets {
-		if len(v) < 9+n+1 {
-			return -1
-		}
-		n += 1 + 8*int(v[9+n])
-		if len(v) < 9+n {
-			return -1
-		}
-	}
-	if v[8]&flagShort != 0 {
-		if len(v) < 9+n+1 {
-			return -1
-		}
-		n += 1 + 8*int(v[9+n])
-		if len(v) < 9+n {
-			return -1
-		}
-	}
-	return n
-}
-
-// shortOffset returns the offset in record v (without its checksum) of the
-// short set's count byte, or -1 if v has no short set.
-func shortOffset(v []byte, l layout) int {
-	if len(v) < 9 || v[8]&(flagText|flagShort) != flagText|flagShort {
-		return -1
-	}
-	n := textLen(v, l)
-	if n < 0 {
-		return -1
-	}
-	off := 9 + 8*(1+l.bands) + sigWidth(v)*l.k
-	if l.sets {
-		off += 1 + 8*int(v[off])
-	}
-	return off
+	return p.end - 9
 }
 
 // shortOf decodes only the short set of record v into dst (empty for a
@@ -213,8 +257,11 @@ func shortOffset(v []byte, l layout) int {
 func shortOf(dst []uint64, v []byte, l layout) []uint64 {
 	dst = dst[:0]
 	v = body(v)
-	if off := shortOffset(v, l); off >= 0 {
-		dst = setOf(dst, v[off:])
+	if len(v) < 9 || v[8]&(flagText|flagShort) != flagText|flagShort {
+		return dst
+	}
+	if p, ok := partsOf(v, l); ok {
+		dst = setOfWidth(dst, v[p.short:], p.shortW)
 	}
 	return dst
 }
@@ -249,48 +296,41 @@ func decodeChecked(r *record, v []byte, l layout, full bool) error {
 	*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := recordFlags(v)
-	switch flags &^ flagSig32 {
+	if flags&(flagSig32|flagCompact) == flagSig32|flagCompact {
+		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+	}
+	switch flags &^ (flagSig32 | flagCompact) {
 	case 0:
 		if flags != 0 {
 			return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 		}
 		v = v[9:]
 	case flagText, flagText | flagShort:
-		n := textLen(v, l)
-		if n < 0 {
+		p, ok := partsOf(v, l)
+		if !ok {
 			return fmt.Errorf("%w: short document record", ErrCorrupt)
 		}
-		w := sigWidth(v)
-		t := v[9:]
-		v = t[n:]
 		r.text = true
-		r.exact = binary.BigEndian.Uint64(t)
-		k := l.k
-		sk := w * k // bytes of the signature
-		if full && k > 0 {
-			if sk == 4*k {
-				for i := range k {
-					r.sig = append(r.sig, uint64(binary.BigEndian.Uint32(t[8+4*i:])))
-				}
-			} else {
-				for i := range k {
-					r.sig = append(r.sig, binary.BigEndian.Uint64(t[8+8*i:]))
-				}
-			}
-			for i := range l.bands {
-				r.bands = append(r.bands, binary.BigEndian.Uint64(t[8+sk+8*i:]))
-			}
-		}
-		if full && l.sets {
-			r.set = setOf(r.set, t[8*(1+l.bands)+sk:])
-		}
-		if full && flags&flagShort != 0 {
-			off := 8*(1+l.bands) + sk
+		r.exact = binary.BigEndian.Uint64(v[9:])
+		if full {
+			r.sig = sigValues(r.sig, v, l.k)
 			if l.sets {
-				off += 1 + 8*int(t[off])
+				r.set = setOfWidth(r.set, v[p.set:], 8)
 			}
-			r.short = setOf(r.short, t[off:])
+			if p.short >= 0 {
+				r.short = setOfWidth(r.short, v[p.short:], p.shortW)
+			}
+			switch {
+			case l.bands == 0:
+			case p.bands >= 0:
+				for i := range l.bands {
+					r.bands = append(r.bands, binary.BigEndian.Uint64(v[p.bands+8*i:]))
+				}
+			default:
+				r.bands = l.bh.appendBands(r.bands, r.sig, r.short)
+			}
 		}
+		v = v[p.end:]
 	default:
 		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
@@ -298,10 +338,37 @@ func decodeChecked(r *record, v []byte, l layout, full bool) error {
 	return nil
 }
 
-// setOf appends to dst the set encoded at the start of b (a count byte and
-// the hashes), which must be long enough.
-func setOf(dst []uint64, b []byte) []uint64 {
+// sigValues appends to dst the k signature values of text record v, which
+// must hold them.
+func sigValues(dst []uint64, v []byte, k int) []uint64 {
+	dst = slices.Grow(dst, k)
+	switch sigWidth(v) {
+	case 2:
+		for i := range k {
+			dst = append(dst, uint64(binary.BigEndian.Uint16(v[17+2*i:])))
+		}
+	case 4:
+		for i := range k {
+			dst = append(dst, uint64(binary.BigEndian.Uint32(v[17+4*i:])))
+		}
+	default:
+		for i := range k {
+			dst = append(dst, binary.BigEndian.Uint64(v[17+8*i:]))
+		}
+	}
+	return dst
+}
+
+// setOfWidth appends to dst the set encoded at the start of b: a count
+// byte and the values, w bytes each (8 or 4), which b must hold.
+func setOfWidth(dst []uint64, b []byte, w int) []uint64 {
 	n := int(b[0])
+	if w == 4 {
+		for i := range n {
+			dst = append(dst, uint64(binary.BigEndian.Uint32(b[1+4*i:])))
+		}
+		return dst
+	}
 	for i := range n {
 		dst = append(dst, binary.BigEndian.Uint64(b[1+8*i:]))
 	}
@@ -313,10 +380,13 @@ func setOf(dst []uint64, b []byte) []uint64 {
 func recordSet(dst []uint64, v []byte, l layout) []uint64 {
 	dst = dst[:0]
 	v = body(v)
-	if !l.sets || len(v) < 9 || !isText(v) || textLen(v, l) < 0 {
+	if !l.sets || len(v) < 9 || !isText(v) {
 		return dst
 	}
-	return setOf(dst, v[9+8*(1+l.bands)+sigWidth(v)*l.k:])
+	if p, ok := partsOf(v, l); ok {
+		dst = setOfWidth(dst, v[p.set:], 8)
+	}
+	return dst
 }
 
 // sigOf decodes only the MinHash signature of record v into dst.
@@ -326,17 +396,7 @@ func sigOf(dst []uint64, v []byte, k int) []uint64 {
 	if len(v) < 9 || !isText(v) || len(v) < 17+sigWidth(v)*k {
 		return dst
 	}
-	dst = slices.Grow(dst, k)
-	if sigWidth(v) == 4 {
-		for i := range k {
-			dst = append(dst, uint64(binary.BigEndian.Uint32(v[17+4*i:])))
-		}
-		return dst
-	}
-	for i := range k {
-		dst = append(dst, binary.BigEndian.Uint64(v[17+8*i:]))
-	}
-	return dst
+	return sigValues(dst, v, k)
 }
 
 // idOf returns the ID of record v without decoding the rest.
@@ -475,10 +535,15 @@ func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
 }
 
 // bandOf returns band b of record v, if it has text and bands, or with b
-// exactBand its exact hash, if it has text.
+// exactBand its exact hash, if it has text. A band of a compact record is
+// computed (bandHasher.band).
 func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	v = body(v)
-	if len(v) < 9 || !isText(v) || textLen(v, l) < 0 {
+	if len(v) < 9 || !isText(v) {
+		return 0, false
+	}
+	p, ok := partsOf(v, l)
+	if !ok {
 		return 0, false
 	}
 	if b == exactBand {
@@ -487,21 +552,44 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	if b >= l.bands {
 		return 0, false
 	}
-	return binary.BigEndian.Uint64(v[17+sigWidth(v)*l.k+8*b:]), true
+	if p.bands >= 0 {
+		return binary.BigEndian.Uint64(v[p.bands+8*b:]), true
+	}
+	var sb [128]uint64
+	sig := sigValues(sb[:0], v, l.k)
+	var short []uint64
+	if b >= l.bh.bands && p.short >= 0 {
+		short = setOfWidth(sb[len(sig):len(sig)], v[p.short:], p.shortW)
+	}
+	return l.bh.band(sig, short, b), true
 }
 
 // bandsOf decodes only the bands of record v: nil for a record without
-// text (or too short to hold them).
+// text (or too short to hold them). The bands of a compact record are
+// computed (bandHasher.appendBands).
 func bandsOf(v []byte, l layout) []uint64 {
 	v = body(v)
-	if len(v) < 9 || !isText(v) || l.bands == 0 || textLen(v, l) < 0 {
+	if len(v) < 9 || !isText(v) || l.bands == 0 {
 		return nil
 	}
-	bands := make([]uint64, l.bands)
-	for i := range bands {
-		bands[i] = binary.BigEndian.Uint64(v[17+sigWidth(v)*l.k+8*i:])
+	p, ok := partsOf(v, l)
+	if !ok {
+		return nil
 	}
-	return bands
+	bands := make([]uint64, 0, l.bands)
+	if p.bands >= 0 {
+		for i := range l.bands {
+			bands = append(bands, binary.BigEndian.Uint64(v[p.bands+8*i:]))
+		}
+		return bands
+	}
+	var sb [128]uint64
+	sig := sigValues(sb[:0], v, l.k)
+	var short []uint64
+	if p.short >= 0 {
+		short = setOfWidth(sb[len(sig):len(sig)], v[p.short:], p.shortW)
+	}
+	return l.bh.appendBands(bands, sig, short)
 }
 
 // appendSmallPosting appends to dst the posting of docs (sorted, without

@@ -11,15 +11,19 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
-// TestRecordLayout pins the encoding of document records: without a set
-// method a record is exactly fingerprint | flags | exact | sig (4 bytes a
-// value, the low 32 bits: flagSig32, schema 8) | bands | ID | CRC-32C of
-// the rest (schema 6, flagCRC in the flags); a set method adds a count
-// byte and the set before the ID. Records of older schemas, without the
-// checksum or with 8 bytes a signature value, still decode; a record
-// whose checksum fails is ErrCorrupt.
+// TestRecordLayout pins the encoding of document records. Without a set
+// method a record of schema 10 is exactly fingerprint | flags | exact |
+// sig (2 bytes a value, the low 16 bits: flagCompact) | [count | short
+// set, 4 bytes a value] | ID | CRC-32C of the rest (schema 6, flagCRC in
+// the flags), its bands computed from the signature and the short set; a
+// record of a wide index (schema 8 and 9) has 4 bytes a signature value
+// (flagSig32), its bands and 8-byte short-set values; a set method adds a
+// count byte and the set before the short set. Records of older schemas,
+// without the checksum or with 8 bytes a signature value, still decode; a
+// record whose checksum fails is ErrCorrupt.
 func TestRecordLayout(t *testing.T) {
 	be := binary.BigEndian
+	crc := func(b []byte) []byte { return be.AppendUint32(b, crc32.Checksum(b, crc32.MakeTable(crc32.Castagnoli))) }
 	r := record{id: "doc", fp: 0x0102030405060708, text: true, exact: 9, sig: []uint64{10, 11}, bands: []uint64{12}}
 	var old []byte // as schema 5 wrote it
 	for _, v := range []uint64{r.fp} {
@@ -30,18 +34,17 @@ func TestRecordLayout(t *testing.T) {
 		old = be.AppendUint64(old, v)
 	}
 	old = append(old, "doc"...)
-	var want []byte // as schema 8 writes it
+	var want []byte // as schema 8 and 9 write it
 	want = be.AppendUint64(want, r.fp)
 	want = append(want, flagText|flagSig32|flagCRC)
 	want = be.AppendUint64(want, 9)
 	want = be.AppendUint32(be.AppendUint32(want, 10), 11)
-	want = append(be.AppendUint64(want, 12), "doc"...)
-	want = be.AppendUint32(want, crc32.Checksum(want, crc32.MakeTable(crc32.Castagnoli)))
+	want = crc(append(be.AppendUint64(want, 12), "doc"...))
 	// As schema 6 and 7 wrote it: 8 bytes a signature value.
 	v7 := bytes.Clone(old)
 	v7[8] |= flagCRC
-	v7 = be.AppendUint32(v7, crc32.Checksum(v7, crc32.MakeTable(crc32.Castagnoli)))
-	mh := layout{k: 2, bands: 1}
+	v7 = crc(v7)
+	mh := layout{k: 2, bands: 1, wide: true}
 	if got := encodeRecord(nil, &r, mh); string(got) != string(want) {
 		t.Fatalf("MinHash record %x, want %x", got, want)
 	}
@@ -62,6 +65,57 @@ func TestRecordLayout(t *testing.T) {
 	if got := encodeRecord(nil, &big, mh); string(got) != string(want) {
 		t.Fatalf("MinHash record of a signature of 64-bit values %x, want %x", got, want)
 	}
+
+	// Schema 10: 16-bit signature values, 32-bit short-set values, the
+	// bands computed from them (two of the signature, three of the
+	// short set).
+	st, err := (&Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2}).normalize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bh, err := newBandHasher(&st, st.Text.Scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := layout{k: 4, bands: 5, bh: bh}
+	cr := record{id: "doc", fp: r.fp, text: true, exact: 9, sig: []uint64{10, 11, 0xffff, 0}, short: []uint64{3, 1 << 31}}
+	cr.bands = bh.appendBands(nil, cr.sig, cr.short)
+	var cwant []byte
+	cwant = be.AppendUint64(cwant, r.fp)
+	cwant = append(cwant, flagText|flagShort|flagCompact|flagCRC)
+	cwant = be.AppendUint64(cwant, 9)
+	for _, v := range cr.sig {
+		cwant = be.AppendUint16(cwant, uint16(v))
+	}
+	cwant = append(cwant, 2)
+	cwant = be.AppendUint32(be.AppendUint32(cwant, 3), 1<<31)
+	cwant = crc(append(cwant, "doc"...))
+	if got := encodeRecord(nil, &cr, cl); string(got) != string(cwant) {
+		t.Fatalf("compact record %x, want %x", got, cwant)
+	}
+	if got, err := decodeRecord(cwant, cl, true); err != nil || !reflect.DeepEqual(got, cr) {
+		t.Fatalf("compact record %x: %+v, %v, want %+v", cwant, got, err, cr)
+	}
+	if got := bandsOf(cwant, cl); !reflect.DeepEqual(got, cr.bands) {
+		t.Fatalf("bandsOf(%x) = %v, want %v", cwant, got, cr.bands)
+	}
+	for b, h := range cr.bands {
+		if h&^bandMask != 0 || h == 0 {
+			t.Fatalf("band %d: %016x, want 48 bits", b, h)
+		}
+		if got, ok := bandOf(cwant, cl, b); !ok || got != h {
+			t.Fatalf("bandOf(%d) = %016x, %v, want %016x", b, got, ok, h)
+		}
+	}
+	if got := shortOf(nil, cwant, cl); !reflect.DeepEqual(got, cr.short) {
+		t.Fatalf("shortOf(%x) = %v", cwant, got)
+	}
+	noShort := cr
+	noShort.short = nil
+	noShort.bands = bh.appendBands(nil, cr.sig, nil)
+	if got, err := decodeRecord(encodeRecord(nil, &noShort, cl), cl, true); err != nil || !reflect.DeepEqual(got, noShort) || got.bands[4] != 0 {
+		t.Fatalf("compact record without a short set: %+v, %v, want %+v", got, err, noShort)
+	}
 	plain := record{id: "p", fp: 7}
 	if got := encodeRecord(nil, &plain, layout{}); string(got[:len(got)-4]) != "\x00\x00\x00\x00\x00\x00\x00\x07\x80p" {
 		t.Fatalf("precomputed record %x", got)
@@ -71,6 +125,7 @@ func TestRecordLayout(t *testing.T) {
 		l layout
 	}{
 		{r, mh},
+		{cr, cl},
 		{plain, layout{}},
 		{record{id: "s", fp: 1, text: true, exact: 2, set: []uint64{3, 4, 5}}, layout{sets: true}},
 		{record{id: "e", fp: 1, text: true, exact: 2}, layout{sets: true}},
@@ -149,4 +204,78 @@ func BenchmarkRecordChecksum(b *testing.B) {
 			b.Fatal("checksum")
 		}
 	}
+}
+
+// FuzzDecodeRecord decodes arbitrary bytes as a record of an index with
+// MinHash and the short-text layer, wide and compact, and of one with a
+// set method: a decode fails with ErrCorrupt or succeeds, and the partial
+// readers of a record that decodes give what the decode gave.
+func FuzzDecodeRecord(f *testing.F) {
+	st, err := (&Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2}).normalize()
+	if err != nil {
+		f.Fatal(err)
+	}
+	bh, err := newBandHasher(&st, st.Text.Scheme)
+	if err != nil {
+		f.Fatal(err)
+	}
+	wide := st
+	wide.wide = true
+	wbh, err := newBandHasher(&wide, wide.Text.Scheme)
+	if err != nil {
+		f.Fatal(err)
+	}
+	layouts := []layout{
+		{k: 4, bands: 5, bh: bh},
+		{k: 4, bands: 5, bh: wbh, wide: true},
+		{sets: true},
+	}
+	r := record{id: "doc", fp: 1, text: true, exact: 9, sig: []uint64{10, 11, 12, 13}, short: []uint64{3, 1 << 31}, set: []uint64{5, 6}}
+	for _, l := range layouts {
+		c := r
+		if l.k == 0 {
+			c.sig, c.short = nil, nil
+		} else {
+			c.set = nil
+			c.bands = l.bh.appendBands(nil, c.sig, c.short)
+		}
+		f.Add(encodeRecord(nil, &c, l))
+	}
+	f.Add([]byte("\x00\x00\x00\x00\x00\x00\x00\x07\x00p"))
+	f.Fuzz(func(t *testing.T, v []byte) {
+		for _, l := range layouts {
+			got, err := decodeRecord(v, l, true)
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("decode %x: %v, want ErrCorrupt", v, err)
+				}
+				continue
+			}
+			if id := idOf(v, l); id != got.id {
+				t.Fatalf("idOf(%x) = %q, decode %q", v, id, got.id)
+			}
+			if !got.text {
+				continue
+			}
+			if l.k > 0 {
+				if s := sigOf(nil, v, l.k); !reflect.DeepEqual(s, got.sig) {
+					t.Fatalf("sigOf(%x) = %v, decode %v", v, s, got.sig)
+				}
+				if b := bandsOf(v, l); !reflect.DeepEqual(b, got.bands) {
+					t.Fatalf("bandsOf(%x) = %v, decode %v", v, b, got.bands)
+				}
+				for i, h := range got.bands {
+					if b, ok := bandOf(v, l, i); !ok || b != h {
+						t.Fatalf("bandOf(%x, %d) = %x, %v, decode %x", v, i, b, ok, h)
+					}
+				}
+			}
+			if s := shortOf(nil, v, l); len(s) != len(got.short) || len(s) > 0 && !reflect.DeepEqual(s, got.short) {
+				t.Fatalf("shortOf(%x) = %v, decode %v", v, s, got.short)
+			}
+			if s := recordSet(nil, v, l); len(s) != len(got.set) || len(s) > 0 && !reflect.DeepEqual(s, got.set) {
+				t.Fatalf("recordSet(%x) = %v, decode %v", v, s, got.set)
+			}
+		}
+	})
 }

@@ -35,10 +35,14 @@ type Settings struct {
 	// library's answers), and never there with the set methods
 	// (MethodNshash, MethodShort), which have their own postings. After
 	// normalization (DefaultSettings, Index.Settings) MinHash reports
-	// whether the index has the layer. It costs 8*(MinHashK+Bands) bytes
-	// per document plus the band postings: about 8x the disk of an index
-	// without it, and 1.7 to 2x the indexing time (see docs/benchmarks.md,
-	// which also gives the accuracy figures that made it the default).
+	// whether the index has the layer. It costs 2*MinHashK bytes per
+	// document in its record (the low 16 bits of each value) and about 9
+	// bytes per band and document in the band postings, and the
+	// short-text layer 4 bytes per word of a short text and ShortBands
+	// bands more: 2x the disk of an index without it on the licences of
+	// testdata, 5x on a million short texts, and more indexing time (see
+	// docs/benchmarks.md, which also gives the accuracy figures that made
+	// it the default).
 	MinHash bool `json:"minhash"`
 
 	// NoMinHash leaves out the MinHash layer: queries then find documents
@@ -107,6 +111,13 @@ type Settings struct {
 	// DesignFor(MaxDistance, ExpectedDocs), which is what it should be
 	// unless you have measured otherwise.
 	Design Design `json:"design"`
+
+	// wide marks the analysis of an index created before schema 10, which
+	// keeps 64-bit signature values, short sets and band hashes (see
+	// bands.go); Open sets it from the stored settings, which then have no
+	// signature_bits. An index created with it (from the Settings of such
+	// an index) is wide too.
+	wide bool
 }
 
 // DefaultSettings returns the settings an index is created with when
@@ -292,7 +303,8 @@ func analysisKey(s *Settings) uint64 {
 		K, Bands int
 		Shingles bool
 		Short    [3]int
-	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}})
+		Wide     bool
+	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide})
 	return h.Sum64() | 1 // never 0, the key of a fingerprint probe
 }
 

@@ -561,7 +561,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 			}
 		}
 	}
-	if x.bandGroup >= 0 {
+	if x.groups.g >= 0 {
 		return x.updateBandGroups(tx.Bucket(bucketBands), ops)
 	}
 	return updatePostings(tx.Bucket(bucketBands), ops, "band")

@@ -245,7 +245,13 @@ func AppendBands(dst, sig []uint64, bands, rows int) []uint64 {
 			bands, rows, bands*rows, len(sig)))
 	}
 	for b := range bands {
-		dst = append(dst, Mix64(Combine(sig[b*rows:(b+1)*rows])+uint64(b)*bandSeed))
+		dst = append(dst, Band(sig, b, rows))
 	}
 	return dst
+}
+
+// Band returns the hash of band b of sig, of rows values: the b-th hash of
+// AppendBands(nil, sig, bands, rows) for any bands above b. Cost: O(rows).
+func Band(sig []uint64, b, rows int) uint64 {
+	return Mix64(Combine(sig[b*rows:(b+1)*rows]) + uint64(b)*bandSeed)
 }
