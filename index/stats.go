@@ -48,6 +48,13 @@ type Stats struct {
 	Bands    int  `json:"bands"`
 	MinBands int  `json:"min_bands,omitempty"`
 
+	// SignatureBits is, with MinHash, the bits kept of each signature
+	// value: 16 in an index created by schema 10 or later, 32 in a wide
+	// one, created before, which keeps its band hashes in its records (see
+	// docs/index.md, Format versions); indexing the corpus again makes it
+	// compact.
+	SignatureBits int `json:"signature_bits,omitempty"`
+
 	// ShortUnits, ShortBands and ShortRows describe the short-text layer
 	// (Settings.ShortUnits); zero without it.
 	ShortUnits int `json:"short_units,omitempty"`
@@ -113,6 +120,12 @@ func (x *Index) Stats() (Stats, error) {
 	}
 	if st.hasShort() {
 		s.ShortUnits, s.ShortBands, s.ShortRows = st.ShortUnits, st.ShortBands, st.ShortRows
+	}
+	if st.MinHash {
+		s.SignatureBits = signatureBits
+		if st.wide {
+			s.SignatureBits = 32
+		}
 	}
 	err := x.view(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)

@@ -64,7 +64,7 @@ func TestUpgradeVersion9(t *testing.T) {
 		if err := x.Check(); err != nil {
 			t.Fatalf("%s: %v", when, err)
 		}
-		if st, err := x.Stats(); err != nil || st.SchemaVersion != version || st.Docs != docs {
+		if st, err := x.Stats(); err != nil || st.SchemaVersion != version || st.Docs != docs || st.SignatureBits != 32 {
 			t.Fatalf("%s: stats %+v, %v", when, st, err)
 		}
 		for _, q := range [][2]string{{"short-a", "short-b"}, {"short-d", "short-c"}, {"short-f", "short-e"}} {

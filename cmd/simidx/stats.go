@@ -123,7 +123,7 @@ func statsRows(r statsRecord) [][2]string {
 	}
 	if s.MinHash {
 		rows = append(rows,
-			[2]string{"minhash values", strconv.Itoa(s.MinHashK)},
+			[2]string{"minhash values", fmt.Sprintf("%d of %d bits", s.MinHashK, s.SignatureBits)},
 			[2]string{"bands", strconv.Itoa(s.Bands)},
 			[2]string{"recent band documents", strconv.Itoa(s.RecentBands)},
 		)
