@@ -121,15 +121,11 @@ func (x *Index) mergeSlice() (bool, error) {
 				return err
 			}
 		} else if b < x.settings.Bands {
-			if err := x.mergeBand(tx, b, m.bandsFrom, m.mergeUpto); err != nil {
+			if err := x.mergeBands(tx, b, b+1, m.bandsFrom, m.mergeUpto); err != nil {
 				return err
 			}
-		} else {
-			for b := x.settings.Bands; b < x.settings.bandSlots(); b++ {
-				if err := x.mergeBand(tx, b, m.bandsFrom, m.mergeUpto); err != nil {
-					return err
-				}
-			}
+		} else if err := x.mergeBands(tx, x.settings.Bands, x.settings.bandSlots(), m.bandsFrom, m.mergeUpto); err != nil {
+			return err
 		}
 		if m.mergeDone++; m.mergeDone >= x.mergeSlices() {
 			m.tablesFrom = m.mergeUpto
@@ -191,26 +187,56 @@ func (x *Index) mergeExact(tx *bolt.Tx, from, to uint32) error {
 	return nil
 }
 
-// mergeBand writes band b of the text documents numbered from `from` up to
-// `to` in tx into the bands bucket, in key order: a band slice of a merge.
-// It costs a read of their records, a sort of their hashes and, per key, a
-// lookup of its posting and a write: a new posting of one document (most
-// keys) is written without building a bitmap. In a grouped bands bucket
-// (see bandgroups.go) it is a read and a write per group. It writes what
-// applyBands writes for the same documents added as new, with band b alone
-// below the watermark, without a posting operation, key string or record
-// per band.
-func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
-	type post struct {
-		h uint64
-		n uint32
+// mergeBands writes bands lo to hi-1 of the text documents numbered from
+// `from` up to `to` in tx into the bands bucket, in key order: a band
+// slice of a merge (one band of the signature, or all those of the
+// short-text layer). It costs a read of their records (and, for a compact
+// record, the computation of its bands, once for all of them), a sort of
+// their hashes and, per key, a lookup of its posting and a write: a new
+// posting of one document (most keys) is written without building a
+// bitmap. In a grouped bands bucket (see bandgroups.go) it is a read and a
+// write per group. It holds 16 bytes per document and band in memory. It
+// writes what applyBands writes for the same documents added as new, with
+// these bands alone below the watermark, without a posting operation, key
+// string or record per band.
+func (x *Index) mergeBands(tx *bolt.Tx, lo, hi int, from, to uint32) error {
+	ps := make([][]bandPost, hi-lo)
+	if hi-lo == 1 {
+		ps[0] = make([]bandPost, 0, to-from)
 	}
-	ps := make([]post, 0, to-from)
+	var all [64]uint64
 	for n, v := range docRange(tx, from, to) {
-		if h, ok := bandOf(v, x.lay, b); ok && h != 0 { // 0: no short set
-			ps = append(ps, post{h, n})
+		if hi-lo == 1 {
+			if h, ok := bandOf(v, x.lay, lo); ok && h != 0 { // 0: no short set
+				ps[0] = append(ps[0], bandPost{h, n})
+			}
+			continue
+		}
+		// The bands of a compact record are computed, the short set's
+		// from its MinHash signature: once for all of them.
+		for i, h := range appendBandsOf(all[:0], v, x.lay) {
+			if i >= lo && i < hi && h != 0 {
+				ps[i-lo] = append(ps[i-lo], bandPost{h, n})
+			}
 		}
 	}
+	for i := range ps {
+		if err := x.mergeBand(tx, lo+i, ps[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bandPost is a document n with band hash h, of a merge.
+type bandPost struct {
+	h uint64
+	n uint32
+}
+
+// mergeBand writes the postings of band b of a merge, ps (one per
+// document that has the band), into the bands bucket.
+func (x *Index) mergeBand(tx *bolt.Tx, b int, ps []bandPost) error {
 	if len(ps) == 0 {
 		return nil
 	}
@@ -230,7 +256,7 @@ func (x *Index) mergeBand(tx *bolt.Tx, b int, from, to uint32) error {
 		}
 		return x.updateBandGroups(bk, ops)
 	}
-	slices.SortFunc(ps, func(p, q post) int {
+	slices.SortFunc(ps, func(p, q bandPost) int {
 		if c := cmp.Compare(p.h, q.h); c != 0 {
 			return c
 		}

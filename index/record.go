@@ -568,20 +568,31 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 // text (or too short to hold them). The bands of a compact record are
 // computed (bandHasher.appendBands).
 func bandsOf(v []byte, l layout) []uint64 {
+	if l.bands == 0 {
+		return nil
+	}
+	if bands := appendBandsOf(make([]uint64, 0, l.bands), v, l); len(bands) > 0 {
+		return bands
+	}
+	return nil
+}
+
+// appendBandsOf appends the bands of record v to dst, as bandsOf returns
+// them (nothing where bandsOf returns nil).
+func appendBandsOf(dst []uint64, v []byte, l layout) []uint64 {
 	v = body(v)
 	if len(v) < 9 || !isText(v) || l.bands == 0 {
-		return nil
+		return dst
 	}
 	p, ok := partsOf(v, l)
 	if !ok {
-		return nil
+		return dst
 	}
-	bands := make([]uint64, 0, l.bands)
 	if p.bands >= 0 {
 		for i := range l.bands {
-			bands = append(bands, binary.BigEndian.Uint64(v[p.bands+8*i:]))
+			dst = append(dst, binary.BigEndian.Uint64(v[p.bands+8*i:]))
 		}
-		return bands
+		return dst
 	}
 	var sb [128]uint64
 	sig := sigValues(sb[:0], v, l.k)
@@ -589,7 +600,7 @@ func bandsOf(v []byte, l layout) []uint64 {
 	if p.short >= 0 {
 		short = setOfWidth(sb[len(sig):len(sig)], v[p.short:], p.shortW)
 	}
-	return l.bh.appendBands(bands, sig, short)
+	return l.bh.appendBands(dst, sig, short)
 }
 
 // appendSmallPosting appends to dst the posting of docs (sorted, without
