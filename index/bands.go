@@ -93,8 +93,22 @@ func newBandHasher(s *Settings, scheme shingle.Scheme) (*bandHasher, error) {
 // have. Cost: O(len(sig)), and with a short set a MinHash signature of it,
 // O(len(short) + ShortBands*ShortRows).
 func (h *bandHasher) appendBands(dst, sig, short []uint64) []uint64 {
+	return h.appendShortBandsMasked(h.appendSigBands(dst, sig), short)
+}
+
+// appendSigBands appends to dst the Bands band hashes of signature sig, the
+// first of appendBands's. Cost: O(len(sig)).
+func (h *bandHasher) appendSigBands(dst, sig []uint64) []uint64 {
 	n := len(dst)
 	dst = shingle.AppendBands(dst, sig, h.bands, h.rows)
+	h.mask(dst[n:])
+	return dst
+}
+
+// appendShortBandsMasked appends to dst the ShortBands band hashes of short
+// set short, the last of appendBands's. Cost: a MinHash signature of short.
+func (h *bandHasher) appendShortBandsMasked(dst, short []uint64) []uint64 {
+	n := len(dst)
 	dst = h.appendShortBands(dst, short)
 	h.mask(dst[n:])
 	return dst

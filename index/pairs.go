@@ -563,24 +563,41 @@ type lazyRecord struct {
 	fp   uint64
 	full bool
 	r    record
-	// bands are the band hashes of a compact record, computed when
-	// sharesBandBefore first needs them (nil before).
-	bands []uint64
+	// bands are the band hashes of a compact record computed so far: none,
+	// those of the signature (sigBands), or all (shortBands). The short
+	// set's cost a MinHash of it, and the bands before a band of the
+	// signature need only the signature's.
+	bands                []uint64
+	sigBands, shortBands bool
+	sig                  []uint64 // the signature, decoded for the bands
 }
 
 // reset makes l the lazy record of checked record v.
 func (l *lazyRecord) reset(v []byte, lay layout) {
-	l.v, l.lay, l.fp, l.full, l.bands = v, lay, binary.BigEndian.Uint64(v), false, nil
+	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
+	l.bands, l.sigBands, l.shortBands = l.bands[:0], false, false
 }
 
 // band returns band i of text record l: where it is stored, or, in a
-// compact record, from its bands, computed once.
+// compact record, computed once with the others of the signature, or of
+// the short set.
 func (l *lazyRecord) band(i int) uint64 {
 	if !compact(l.v) {
 		return binary.BigEndian.Uint64(l.v[17+sigWidth(l.v)*l.lay.k+8*i:])
 	}
-	if l.bands == nil {
-		l.bands = bandsOf(l.v, l.lay)
+	bh := l.lay.bh
+	if !l.sigBands {
+		l.sig = sigValues(l.sig[:0], l.v, l.lay.k)
+		l.bands = bh.appendSigBands(l.bands[:0], l.sig)
+		l.sigBands = true
+	}
+	if i >= len(l.bands) && !l.shortBands {
+		var short []uint64
+		if p, ok := partsOf(l.v, l.lay); ok && p.short >= 0 {
+			short = setOfWidth(l.sig[len(l.sig):len(l.sig)], l.v[p.short:], p.shortW)
+		}
+		l.bands = bh.appendShortBandsMasked(l.bands, short)
+		l.shortBands = true
 	}
 	if i >= len(l.bands) {
 		return 0 // a record too short to hold its parts: no band
