@@ -51,7 +51,7 @@ type Member struct {
 // Clusters then returns. Clusters are made of the pairs of Pairs with the
 // same options (opts.Limit is ignored), joined as opts.Linkage says: with
 // SingleLinkage (the default) they are the connected components, computed
-// with union-find over document numbers in one read transaction, which
+// with union-find over document numbers, from one snapshot, which
 // costs what Pairs costs, plus 4 bytes per document number ever allocated
 // and the IDs of the documents in clusters in memory. With CenterLinkage
 // (see Linkage) the pairs are kept in memory, 8 bytes each, with a bit per

@@ -63,3 +63,18 @@ func (x *Index) Probe(text []byte) (Probe, error)             { return x.probeTe
 func (x *Index) ProbeFingerprint(fp uint64) Probe             { return x.probeFingerprint(fp) }
 func (x *Index) ProbeID(id string) (Probe, error)             { return x.probeID(id) }
 func (x *Index) Matcher(opts *QueryOptions) (*Matcher, error) { return x.newMatcher(opts) }
+
+// SetPairWorkers makes Pairs and Clusters of x run on n workers (1: in
+// the caller's goroutine alone), with chunks of two pairs, one chunk
+// buffered a unit and three band keys a unit when small, so that the
+// workers wait for the caller's goroutine and it for them. It returns
+// the counts of the workers started and of those running. For tests,
+// between calls of x's methods.
+func SetPairWorkers(x *Index, n int, small bool) (started, running func() int64) {
+	st := &pairStats{}
+	x.pairTune = pairTuning{workers: n, stats: st}
+	if small {
+		x.pairTune.chunk, x.pairTune.keys, x.pairTune.budget = 2, 3, 1
+	}
+	return st.started.Load, st.running.Load
+}

@@ -70,6 +70,7 @@ type Index struct {
 	wlog     *writeLog
 	pend     *pending
 	uniqueMu sync.Mutex // serializes AddIfUnique with LogOptions.Direct
+	pairTune pairTuning // the workers and buffers of Pairs (tests set them)
 	replayed int        // operations of a left log, see Replayed
 	salvaged *LogSalvage
 }

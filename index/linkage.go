@@ -127,7 +127,7 @@ func Centers(n int, edges []uint64) []int32 {
 
 // pairGraph returns the pairs of q, each as its document numbers a<<32|b,
 // and the Member of every document in a pair, sorted by document number,
-// read in one read transaction. Cost: what Pairs costs, 8 bytes a pair,
+// read from one snapshot. Cost: what Pairs costs, 8 bytes a pair,
 // a bit per document number and a record read per document in a pair.
 func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Member, error) {
 	var edges []uint64

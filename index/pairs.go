@@ -35,21 +35,30 @@ type Pair struct {
 
 // Pairs calls fn for every pair of stored documents within opts (see
 // QueryOptions), each pair once, until fn returns an error, which Pairs
-// then returns. The order of pairs is unspecified.
+// then returns. The order of pairs is unspecified. fn is called from the
+// goroutine that called Pairs, one pair at a time.
 //
-// Pairs reads one consistent snapshot of the index, in one read
-// transaction: it scans every table once in key order and compares entries
-// only within runs that share a table's prefix, reporting a pair only from
-// the first table in which it shares the prefix. Memory is bounded by the
-// largest group, not by the number of pairs. It costs about Tables*Len()
-// entry reads plus Len()*Design.Candidates(k, Len())/2 comparisons, and two
-// lookups per pair reported. With MinSimilarity it also compares the
-// documents that share a band, pairwise. With a set method it runs, for
-// every document, the query of its set and exact hash (see QueryOptions),
-// and the table scan only when opts.MaxDistance is set: it costs about
-// the sum over set hashes of the squared posting sizes.
+// Pairs reads one consistent snapshot of the index: it scans every table
+// once in key order and compares entries only within runs that share a
+// table's prefix, reporting a pair only from the first table in which it
+// shares the prefix. Memory is bounded by the largest group, not by the
+// number of pairs. It costs about Tables*Len() entry reads plus
+// Len()*Design.Candidates(k, Len())/2 comparisons, and two lookups per
+// pair reported. With MinSimilarity it also compares the documents that
+// share a band, pairwise, keeping the records it reads, 16 bytes per
+// document number (64 MB at most). With a set method it runs, for every
+// document, the query of its set and exact hash (see QueryOptions), and
+// the table scan only when opts.MaxDistance is set: it costs about the sum
+// over set hashes of the squared posting sizes.
 //
-// fn runs inside the read transaction: it must not call the index's
+// The tables and the bands are scanned on up to GOMAXPROCS goroutines,
+// each in a read transaction of its own on the snapshot, and the pairs
+// they find wait for fn, about half a million at most (12 MB); the
+// goroutine that called Pairs reads the bands bucket and calls fn. When
+// a write is committing as Pairs begins, the scan runs on that goroutine
+// alone. The set methods' queries run on it too.
+//
+// fn runs inside a read transaction: it must not call the index's
 // other methods. A write would wait for the transaction to end, forever,
 // and so could a query while another goroutine writes. Collect what fn
 // sees and act on it once Pairs returns (or use Clusters, which calls its
@@ -110,13 +119,24 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 		return nil
 	}
 	empty := x.emptyDocs(tx) // they match nothing
-	if q.fp {
-		if err := x.tablePairs(ctx, tx, q, empty, fn); err != nil {
-			return err
-		}
-	}
-	if q.minSim > 0 && x.settings.MinHash {
-		if err := x.bandPairs(ctx, tx, q, empty, fn); err != nil {
+	bands := q.minSim > 0 && x.settings.MinHash
+	if q.fp || bands {
+		s := x.newPairSched(ctx, tx, fn)
+		err := func() error {
+			defer s.close()
+			if q.fp {
+				if err := x.tablePairs(s, q, empty); err != nil {
+					return err
+				}
+			}
+			if bands {
+				if err := x.bandPairs(s, q, empty); err != nil {
+					return err
+				}
+			}
+			return s.finish()
+		}()
+		if err != nil {
 			return err
 		}
 	}
@@ -209,14 +229,38 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 
 // tablePairs reports the pairs within q.maxDist from the permuted tables,
 // each from the first table in which they share the prefix, leaving out
-// the documents of empty (emptyDocs).
-func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty map[uint32]bool, fn func(a, b uint32, d int, sim float64) error) error {
-	docs := tx.Bucket(bucketDocs)
+// the documents of empty (emptyDocs): a unit of s per table.
+func (x *Index) tablePairs(s *pairSched, q queryParams, empty map[uint32]bool) error {
+	// lead[i] masks the leading blocks of table i in fingerprint order.
+	lead := make([]uint64, len(x.tables))
+	for i := range x.tables {
+		t := &x.tables[i]
+		lead[i] = t.unpermute(^uint64(0) << (64 - t.prefix))
+	}
+	// The table levels' documents of this snapshot, verified once.
+	tl := x.levels()
+	tw := x.tableWatermarks(s.tx)
+	for ti := range x.tables {
+		err := s.do(func(w *pairWorker, fn pairFunc) error {
+			return x.tablePairsOf(s.ctx, w, ti, lead, tl, tw[ti], q, empty, fn)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tablePairsOf reports the pairs of table ti that tablePairs reports, read
+// with w: lead are the masks of the tables' leading blocks, tl the levels
+// and tw the table's watermark.
+func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []uint64, tl levels, tw uint32, q queryParams, empty map[uint32]bool, fn pairFunc) error {
+	docs := w.docs
 	mk := x.settings.MinHashK
 	var sa, sb, ha, hb []uint64
 	// similarity returns the pair's similarity and whether it is one of
 	// the MinHash layer (textSimilarity), which q.minSim then applies to.
-	verified := x.verifier(tx)
+	verified := w.verifier()
 	similarity := func(a, b uint32) (float64, bool) {
 		if x.settings.hasShort() {
 			va, vb := docs.Get(docKey(a)), docs.Get(docKey(b))
@@ -241,116 +285,105 @@ func (x *Index) tablePairs(ctx context.Context, tx *bolt.Tx, q queryParams, empt
 		// Added by fingerprint (no signature): the fingerprint rule alone.
 		return textSimilarity(sa, nil, sb, nil)
 	}
-	// lead[i] masks the leading blocks of table i in fingerprint order.
-	lead := make([]uint64, len(x.tables))
-	for i := range x.tables {
-		t := &x.tables[i]
-		lead[i] = t.unpermute(^uint64(0) << (64 - t.prefix))
-	}
 	var ents []entry
 	groups := 0
-	// The table levels' documents of this snapshot, verified once.
-	tl := x.levels()
-	tw := x.tableWatermarks(tx)
-	dc := docs.Cursor()
+	dc := w.dc
 	kb := uint(64 - x.settings.Design.KeyBits)
-	for ti := range x.tables {
-		t := &x.tables[ti]
-		shift := uint(64 - t.prefix)
-		recent := make(map[uint64][]entry) // by groupID
-		var ids []uint64
+	t := &x.tables[ti]
+	shift := uint(64 - t.prefix)
+	recent := make(map[uint64][]entry) // by groupID
+	var ids []uint64
+	for _, r := range tl {
+		ids = append(ids, r.groups(ti)...)
+	}
+	slices.Sort(ids)
+	var es []levelEnt
+	for _, id := range slices.Compact(ids) {
+		es = es[:0]
 		for _, r := range tl {
-			ids = append(ids, r.groups(ti)...)
+			es = r.group(es, id)
 		}
-		slices.Sort(ids)
-		var es []levelEnt
-		for _, id := range slices.Compact(ids) {
-			es = es[:0]
-			for _, r := range tl {
-				es = r.group(es, id)
-			}
-			// Each document once: only the entry of its record's
-			// fingerprint is left.
-			for _, e := range verifyRecent(es, dc, tw[ti]) {
-				recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
-			}
+		// Each document once: only the entry of its record's
+		// fingerprint is left.
+		for _, e := range verifyRecent(es, dc, tw) {
+			recent[id] = append(recent[id], entry{p: t.permute(e.fp), n: e.n})
 		}
-		// group reports the pairs of one group's entries, sorted by
-		// permuted fingerprint.
-		group := func(ents []entry) error {
-			if groups++; groups%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			if empty != nil { // empty texts match nothing
-				ents = slices.DeleteFunc(ents, func(e entry) bool { return empty[e.n] })
-			}
-			for i := 0; i < len(ents); {
-				j := i + 1
-				for j < len(ents) && ents[j].p>>shift == ents[i].p>>shift {
-					j++
-				}
-				for a := i; a < j; a++ {
-					for b := a + 1; b < j; b++ {
-						diff := ents[a].p ^ ents[b].p
-						d := bits.OnesCount64(diff)
-						if d > q.maxDist {
-							continue
-						}
-						if ti > 0 {
-							orig := t.unpermute(diff)
-							first := true
-							for tj := range ti {
-								if orig&lead[tj] == 0 {
-									first = false
-									break
-								}
-							}
-							if !first {
-								continue
-							}
-						}
-						sim, est := similarity(ents[a].n, ents[b].n)
-						if (est || x.lay.sets) && q.minSim > 0 && sim < q.minSim {
-							continue
-						}
-						if err := fn(ents[a].n, ents[b].n, d, sim); err != nil {
-							return err
-						}
-					}
-				}
-				i = j
-			}
-			return nil
-		}
-		byP := func(a, b entry) int { return cmp.Compare(a.p, b.p) }
-		c := tx.Bucket(bucketTables).Cursor()
-		tp := []byte{byte(ti >> 8), byte(ti)}
-		for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
-			high := x.keyValue(key)
-			id := groupID(ti, high>>kb)
-			more := recent[id]
-			delete(recent, id)
-			if len(v)+len(more)*x.entrySize() <= x.entrySize() {
-				continue
-			}
-			ents = x.decodeGroup(ents[:0], high, v)
-			if len(more) > 0 {
-				ents = append(ents, more...)
-				slices.SortFunc(ents, byP)
-			}
-			if err := group(ents); err != nil {
+	}
+	// group reports the pairs of one group's entries, sorted by
+	// permuted fingerprint.
+	group := func(ents []entry) error {
+		if groups++; groups%1024 == 0 {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		// The groups only the levels have.
-		for _, id := range slices.Sorted(maps.Keys(recent)) {
-			if ents = recent[id]; len(ents) > 1 {
-				slices.SortFunc(ents, byP)
-				if err := group(ents); err != nil {
-					return err
+		if empty != nil { // empty texts match nothing
+			ents = slices.DeleteFunc(ents, func(e entry) bool { return empty[e.n] })
+		}
+		for i := 0; i < len(ents); {
+			j := i + 1
+			for j < len(ents) && ents[j].p>>shift == ents[i].p>>shift {
+				j++
+			}
+			for a := i; a < j; a++ {
+				for b := a + 1; b < j; b++ {
+					diff := ents[a].p ^ ents[b].p
+					d := bits.OnesCount64(diff)
+					if d > q.maxDist {
+						continue
+					}
+					if ti > 0 {
+						orig := t.unpermute(diff)
+						first := true
+						for tj := range ti {
+							if orig&lead[tj] == 0 {
+								first = false
+								break
+							}
+						}
+						if !first {
+							continue
+						}
+					}
+					sim, est := similarity(ents[a].n, ents[b].n)
+					if (est || x.lay.sets) && q.minSim > 0 && sim < q.minSim {
+						continue
+					}
+					if err := fn(ents[a].n, ents[b].n, d, sim); err != nil {
+						return err
+					}
 				}
+			}
+			i = j
+		}
+		return nil
+	}
+	byP := func(a, b entry) int { return cmp.Compare(a.p, b.p) }
+	c := w.tx.Bucket(bucketTables).Cursor()
+	tp := []byte{byte(ti >> 8), byte(ti)}
+	for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
+		high := x.keyValue(key)
+		id := groupID(ti, high>>kb)
+		more := recent[id]
+		delete(recent, id)
+		if len(v)+len(more)*x.entrySize() <= x.entrySize() {
+			continue
+		}
+		ents = x.decodeGroup(ents[:0], high, v)
+		if len(more) > 0 {
+			ents = append(ents, more...)
+			slices.SortFunc(ents, byP)
+		}
+		if err := group(ents); err != nil {
+			return err
+		}
+	}
+	// The groups only the levels have.
+	for _, id := range slices.Sorted(maps.Keys(recent)) {
+		if ents = recent[id]; len(ents) > 1 {
+			slices.SortFunc(ents, byP)
+			if err := group(ents); err != nil {
+				return err
 			}
 		}
 	}
@@ -441,95 +474,61 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 	return nil
 }
 
-// maxPairRecords is the most records bandPairs keeps found (a slice
-// header and a map entry each, about 50 bytes).
-const maxPairRecords = 1 << 21
+// maxPairRecords is the most document numbers whose records bandPairs
+// keeps found (see recordCache): 64 MB of entries at most.
+const maxPairRecords = 1 << 22
+
+// bandKey is a band key of the bands bucket, or of the levels alone
+// (posting nil), that bandPairs hands to a unit.
+type bandKey struct {
+	band    int
+	h       uint64
+	posting []byte
+}
 
 // bandPairs reports the pairs beyond q.maxDist that share a MinHash band
 // and reach q.minSim, each from the first band they share, leaving out the
-// documents of empty (emptyDocs).
-func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty map[uint32]bool, fn func(a, b uint32, d int, sim float64) error) error {
-	docs := tx.Bucket(bucketDocs)
-	bb := tx.Bucket(bucketBands)
+// documents of empty (emptyDocs): it reads the band keys in key order and
+// hands them to s's units, s.keys keys a unit (the postings are slices of
+// the caller's transaction, which outlives the units).
+func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) error {
+	bb := s.tx.Bucket(bucketBands)
 	c := bb.Cursor()
 	lv := x.levels()
-	dc := docs.Cursor()
-	verified := x.verifier(tx)
-	var recs []lazyRecord
-	var nums []uint32
-	postings := 0
-	// The records read so far, checked, by document number: a document
-	// is in a posting of each of its bands, and its record is looked up
-	// and checked once, not once a band. They are slices of the file's
-	// pages (valid in tx), so the cache holds a slice header an entry; it
-	// is emptied when it holds maxPairRecords.
-	seen := make(map[uint32][]byte)
-	read := func(n uint32) ([]byte, error) {
-		if v, ok := seen[n]; ok {
-			return v, nil
-		}
-		v := docs.Get(docKey(n))
-		if r, err := decodeRecord(v, x.lay, false); err != nil {
-			return nil, err
-		} else if !r.text {
-			return nil, fmt.Errorf("%w: document %d in a band posting has no text", ErrCorrupt, n)
-		}
-		if len(seen) >= maxPairRecords {
-			clear(seen)
-		}
-		seen[n] = v
-		return v, nil
-	}
-	// The documents of one band key: those of its posting in the bucket,
-	// and those of the in-memory levels (verified).
-	group := func(band int, h uint64, posting []byte) error {
-		if postings++; postings%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		nums = nums[:0]
-		if n, ok := singleDoc(posting); ok {
-			nums = append(nums, n)
-		} else if posting != nil {
-			var bm roaring.Bitmap
-			if err := readPosting(&bm, posting); err != nil {
-				return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
-			}
-			for n := range roaring.Values(&bm) {
-				nums = append(nums, n)
-			}
-		}
-		if lv[0] != nil {
-			// Both in document order: the union, each once.
-			nums = append(nums, x.recentDocs(nil, lv, dc, band, h)...)
-			slices.Sort(nums)
-			nums = slices.Compact(nums)
-		}
-		if len(nums) < 2 {
+	s.cache = newRecordCache(x.readMeta(s.tx).next)
+	var batch []bandKey
+	flush := func() error {
+		if len(batch) == 0 {
 			return nil
 		}
-		live := nums[:0]
-		for _, n := range nums {
-			if empty[n] {
-				continue // an empty text matches nothing
-			}
-			v, err := read(n)
-			if err != nil {
+		keys := batch
+		err := s.do(func(w *pairWorker, fn pairFunc) error {
+			return x.bandKeysPairs(s.ctx, w, s.cache, keys, lv, q, empty, fn)
+		})
+		if s.seq != nil {
+			batch = keys[:0] // done with
+		} else {
+			batch = make([]bandKey, 0, s.keys)
+		}
+		return err
+	}
+	postings := 0
+	add := func(band int, h uint64, posting []byte) error {
+		if postings++; postings%1024 == 0 {
+			if err := s.ctxErr(); err != nil {
 				return err
 			}
-			k := len(live)
-			if k == len(recs) {
-				recs = append(recs, lazyRecord{})
-			}
-			recs[k].reset(v, x.lay)
-			live = append(live, n)
 		}
-		recs := recs[:len(live)]
-		nums = live
-		return x.bandGroupPairs(band, recs, nums, q, verified, fn)
+		if _, one := singleDoc(posting); lv[0] == nil && (one || posting == nil) {
+			return nil // one document: no pair
+		}
+		batch = append(batch, bandKey{band, h, posting})
+		if len(batch) == s.keys {
+			return flush()
+		}
+		return nil
 	}
-	if err := x.eachBandPosting(bb, nil, group); err != nil {
+	if err := x.eachBandPosting(bb, nil, add); err != nil {
 		return err
 	}
 	// The keys of the in-memory levels that have no posting in the bucket
@@ -546,9 +545,78 @@ func (x *Index) bandPairs(ctx context.Context, tx *bolt.Tx, q queryParams, empty
 				continue
 			}
 			done[k] = true
-			if err := group(int(k.b), k.h, nil); err != nil {
+			if err := add(int(k.b), k.h, nil); err != nil {
 				return err
 			}
+		}
+	}
+	return flush()
+}
+
+// bandRecord returns the record of document n, read with w and checked,
+// or from cache, which then holds it.
+func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, error) {
+	if v, ok := cache.get(n); ok {
+		return v, nil
+	}
+	v := w.docs.Get(docKey(n))
+	if r, err := decodeRecord(v, x.lay, false); err != nil {
+		return nil, err
+	} else if !r.text {
+		return nil, fmt.Errorf("%w: document %d in a band posting has no text", ErrCorrupt, n)
+	}
+	cache.put(n, v)
+	return v, nil
+}
+
+// bandKeysPairs reports the pairs of bandPairs of the band keys keys, read
+// with w and cache: of each, the documents of its posting in the bucket
+// and those of the in-memory levels lv (verified).
+func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCache, keys []bandKey, lv levels, q queryParams, empty map[uint32]bool, fn pairFunc) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, k := range keys {
+		nums := w.nums[:0]
+		if n, ok := singleDoc(k.posting); ok {
+			nums = append(nums, n)
+		} else if k.posting != nil {
+			var bm roaring.Bitmap
+			if err := readPosting(&bm, k.posting); err != nil {
+				return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
+			}
+			for n := range roaring.Values(&bm) {
+				nums = append(nums, n)
+			}
+		}
+		if lv[0] != nil {
+			// Both in document order: the union, each once.
+			nums = append(nums, x.recentDocs(nil, lv, w.dc, k.band, k.h)...)
+			slices.Sort(nums)
+			nums = slices.Compact(nums)
+		}
+		w.nums = nums
+		if len(nums) < 2 {
+			continue
+		}
+		live := nums[:0]
+		for _, n := range nums {
+			if empty[n] {
+				continue // an empty text matches nothing
+			}
+			v, err := x.bandRecord(w, cache, n)
+			if err != nil {
+				return err
+			}
+			i := len(live)
+			if i == len(w.recs) {
+				w.recs = append(w.recs, lazyRecord{})
+			}
+			w.recs[i].reset(v, x.lay)
+			live = append(live, n)
+		}
+		if err := x.bandGroupPairs(k.band, w.recs[:len(live)], live, q, w.verifier(), fn); err != nil {
+			return err
 		}
 	}
 	return nil

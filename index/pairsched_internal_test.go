@@ -1,0 +1,97 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// TestPairSchedUnitFails runs units on the workers of a real index, a
+// unit failing or panicking while an earlier one, which the caller's
+// goroutine waits for, runs until it sees the scan stopped: the failure
+// stops it, the scan returns the failing unit's error (a panic as
+// ErrCorrupt, see recoverCorrupt) rather than the earlier unit's, the
+// pairs of the units before come first, in order, and every worker has
+// ended; the index then answers as before.
+func TestPairSchedUnitFails(t *testing.T) {
+	t.Parallel()
+	x, err := Open(filepath.Join(t.TempDir(), "s.simidx"), &Options{Log: directLogInternal, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.AddFingerprint("a", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.AddFingerprint("b", 3); err != nil {
+		t.Fatal(err)
+	}
+	errUnit := errors.New("the unit's own error")
+	for _, panics := range []bool{false, true} {
+		st := &pairStats{}
+		x.pairTune = pairTuning{workers: 3, chunk: 2, budget: 1, stats: st}
+		var got []uint32
+		err := x.viewFiltered(func(tx *bolt.Tx, _ *bandFilter) error {
+			s := x.newPairSched(context.Background(), tx, func(a, b uint32, _ int, _ float64) error {
+				got = append(got, a)
+				return nil
+			})
+			defer s.close()
+			if s.seq != nil {
+				t.Fatal("no workers")
+			}
+			for i := range uint32(3) { // units that end
+				if err := s.do(func(_ *pairWorker, emit pairFunc) error {
+					for j := range uint32(5) {
+						if err := emit(10*i+j, 0, 0, 0); err != nil {
+							return err
+						}
+					}
+					return nil
+				}); err != nil {
+					return err
+				}
+			}
+			// A unit that runs until the scan stops, and one that fails.
+			if err := s.do(func(*pairWorker, pairFunc) error {
+				<-s.ctx.Done()
+				return s.ctx.Err()
+			}); err != nil {
+				return err
+			}
+			if err := s.do(func(*pairWorker, pairFunc) error {
+				if panics {
+					panic("the unit's own panic")
+				}
+				return errUnit
+			}); err != nil {
+				return err
+			}
+			return s.finish()
+		})
+		if panics {
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the unit's own panic") {
+				t.Fatalf("a unit's panic: %v", err)
+			}
+		} else if err != errUnit {
+			t.Fatalf("a unit's error: %v", err)
+		}
+		want := []uint32{0, 1, 2, 3, 4, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24}
+		if len(got) > len(want) || !slices.Equal(got, want[:len(got)]) {
+			t.Fatalf("panics %v: pairs %v, want a prefix of %v", panics, got, want)
+		}
+		if st.started.Load() != 3 || st.running.Load() != 0 {
+			t.Fatalf("panics %v: %d workers started, %d running", panics, st.started.Load(), st.running.Load())
+		}
+	}
+	x.pairTune = pairTuning{workers: 3}
+	n := 0
+	if err := x.Pairs(context.Background(), nil, func(Pair) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("Pairs after the failures: %d pairs, %v", n, err)
+	}
+}
