@@ -318,7 +318,7 @@ func TestPairsWorkersDamagedRecord(t *testing.T) {
 	if _, err := x.Load(context.Background(), seqDocs(verifyCorpus(t)), nil); err != nil {
 		t.Fatal(err)
 	}
-	// An edited copy: its ID is the prefix of no other (see recordAt).
+	// An edited copy beyond k bits, whose record Pairs reads.
 	victim := ""
 	for _, p := range pairsOf(t, x, nil) {
 		if p.Distance > index.DefaultMaxDistance && strings.Contains(p.B, "~") {
@@ -332,11 +332,14 @@ func TestPairsWorkersDamagedRecord(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
+	offs := recordsAt(t, path, victim)
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b[recordAt(t, b, victim)-100] ^= 0x04
+	for _, i := range offs {
+		b[i-100] ^= 0x04
+	}
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
