@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	bolt "go.etcd.io/bbolt"
@@ -198,9 +199,14 @@ const (
 	bulkTxPuts   = 1_000_000 // puts per bulk transaction
 	bulkTxBytes  = 16 << 20  // bytes per bulk transaction (see bulkWriter)
 	phase1Docs   = 500_000   // documents per phase-1 transaction, at most
-	phase1Bytes  = 64 << 20  // bytes of records per phase-1 transaction, about
+	phase1Bytes  = 32 << 20  // bytes in memory of the records of a phase-1 transaction, about (two such batches at once: see phase1)
 	progressStep = 1 << 13   // documents between progress reports
 )
+
+// pendingOverhead is the memory of a record waiting for phase 1 besides
+// its ID, its encoding and its hashes: the record's fields and slice
+// headers, and the slice headers of its place in pending and pendingEnc.
+const pendingOverhead = int(unsafe.Sizeof(record{})) + 24
 
 // loader is the state of one Load.
 type loader struct {
@@ -415,7 +421,7 @@ func (l *loader) add(r record, enc []byte) error {
 	r.sig, r.short = nil, nil
 	l.pending = append(l.pending, r)
 	l.pendingEnc = append(l.pendingEnc, enc)
-	l.pendingBytes += 64 + len(r.id) + len(enc) + 8*(len(r.bands)+len(r.set)+len(r.shingles))
+	l.pendingBytes += pendingOverhead + len(r.id) + len(enc) + 8*(len(r.bands)+len(r.set)+len(r.shingles))
 	if len(l.pending) >= phase1Docs || l.pendingBytes >= phase1Bytes {
 		if err := l.phase1(); err != nil {
 			return err
