@@ -397,9 +397,10 @@ func (f *Fingerprinter) Sum64(text []byte) uint64 { return f.a.analyze(text).fp 
 
 // Analyze returns the fingerprint of text and, with the MinHash layer, its
 // signature and band hashes (nil otherwise), valid until the next call:
-// the low 16 bits of each MinHash value, and band hashes of them with
-// their leading 48 bits (see docs/index.md, schema 10), as an index
-// created with f's settings stores them. Cost: O(len(text)).
+// 16 bits of a hash of each MinHash value and its position, and band
+// hashes of them with their leading 48 bits (see docs/index.md, schema
+// 10), as an index created with f's settings stores them. Cost:
+// O(len(text)).
 func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 	r := f.a.analyze(text)
 	return r.fp, r.sig, r.bands

@@ -9,9 +9,10 @@ import (
 // The values of the MinHash layer as an index created by schema 10 or
 // later computes and stores them (its settings' signature_bits is 16):
 //
-//   - each signature value is the low 16 bits of the MinHash value
-//     (b-bit minwise hashing, as Li and König describe it, with b = 16):
-//     two different values agree in them with probability 2^-16, which
+//   - each signature value is 16 bits of a hash of the MinHash value and
+//     its position (keepSig16; b-bit minwise hashing, as Li and König
+//     describe it, with b = 16): two different values agree in them with
+//     probability 2^-16, in each position independently, which
 //     raises a similarity estimate by (1-J)*2^-16 on average, a
 //     thousandth of the step of one value of 84;
 //   - each value of a short set is the low 32 bits of its hash, and the
@@ -34,12 +35,24 @@ const (
 	bandMask  = 0xffff_ffff_ffff_0000
 )
 
-// keepSig16 keeps the low 16 bits of each value of sig, in place.
+// keepSig16 replaces each value of sig by 16 bits of a hash of the value
+// and its position, in place. The hash makes the positions independent:
+// a one-permutation signature of a text with few shingles repeats a few
+// values in every position (a text of at most 5 words has one shingle,
+// and its signature one value 84 times), so 16 bits of the value itself
+// would make two such texts agree everywhere with probability 2^-16, a
+// similarity of 1 between unrelated short texts of a large corpus. With
+// the hash, two different values agree in a position with probability
+// 2^-16, independently of the other positions.
 func keepSig16(sig []uint64) {
-	for i := range sig {
-		sig[i] &= sigMask
+	for i, v := range sig {
+		sig[i] = shingle.Mix64(v+uint64(i)*sigPositionSeed) & sigMask
 	}
 }
+
+// sigPositionSeed spreads the positions of a signature in keepSig16. It
+// is part of the persisted format.
+const sigPositionSeed = 0x9e3779b97f4a7c15
 
 // keepShort32 returns the short set s with the low 32 bits of each value,
 // sorted and without repeats, in place.

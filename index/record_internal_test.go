@@ -13,7 +13,7 @@ import (
 
 // TestRecordLayout pins the encoding of document records. Without a set
 // method a record of schema 10 is exactly fingerprint | flags | exact |
-// sig (2 bytes a value, the low 16 bits: flagCompact) | [count | short
+// sig (2 bytes a value, 16 bits: flagCompact) | [count | short
 // set, 4 bytes a value] | ID | CRC-32C of the rest (schema 6, flagCRC in
 // the flags), its bands computed from the signature and the short set; a
 // record of a wide index (schema 8 and 9) has 4 bytes a signature value

@@ -36,7 +36,7 @@ type Settings struct {
 	// (MethodNshash, MethodShort), which have their own postings. After
 	// normalization (DefaultSettings, Index.Settings) MinHash reports
 	// whether the index has the layer. It costs 2*MinHashK bytes per
-	// document in its record (the low 16 bits of each value) and about 9
+	// document in its record (16 bits of each value) and about 9
 	// bytes per band and document in the band postings, and the
 	// short-text layer 4 bytes per word of a short text and ShortBands
 	// bands more: 2x the disk of an index without it on the licences of
