@@ -661,8 +661,8 @@ func (l *lazyRecord) band(i int) uint64 {
 	}
 	if i >= len(l.bands) && !l.shortBands {
 		var short []uint64
-		if p, ok := partsOf(l.v, l.lay); ok && p.short >= 0 {
-			short = setOfWidth(l.sig[len(l.sig):len(l.sig)], l.v[p.short:], p.shortW)
+		if p, ok := partsOf(l.v, l.lay); ok {
+			l.sig, short = compactValues(l.sig[:0], l.v, p, l.lay, true)
 		}
 		l.bands = bh.appendShortBandsMasked(l.bands, short)
 		l.shortBands = true

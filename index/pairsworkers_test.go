@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -332,17 +331,7 @@ func TestPairsWorkersDamagedRecord(t *testing.T) {
 	if err := x.Close(); err != nil {
 		t.Fatal(err)
 	}
-	offs := recordsAt(t, path, victim)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, i := range offs {
-		b[i-100] ^= 0x04
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	damageRecord(t, path, victim)
 	x = openIndex(t, path, &index.Options{ReadOnly: true})
 	for _, small := range []bool{false, true} {
 		started, running := index.SetPairWorkers(x, 4, small)

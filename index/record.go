@@ -556,11 +556,7 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 		return binary.BigEndian.Uint64(v[p.bands+8*b:]), true
 	}
 	var sb [128]uint64
-	sig := sigValues(sb[:0], v, l.k)
-	var short []uint64
-	if b >= l.bh.bands && p.short >= 0 {
-		short = setOfWidth(sb[len(sig):len(sig)], v[p.short:], p.shortW)
-	}
+	sig, short := compactValues(sb[:0], v, p, l, b >= l.bh.bands)
 	return l.bh.band(sig, short, b), true
 }
 
@@ -595,12 +591,19 @@ func appendBandsOf(dst []uint64, v []byte, l layout) []uint64 {
 		return dst
 	}
 	var sb [128]uint64
-	sig := sigValues(sb[:0], v, l.k)
-	var short []uint64
-	if p.short >= 0 {
-		short = setOfWidth(sb[len(sig):len(sig)], v[p.short:], p.shortW)
-	}
+	sig, short := compactValues(sb[:0], v, p, l, true)
 	return l.bh.appendBands(dst, sig, short)
+}
+
+// compactValues decodes, into buf's array where it fits, the signature of
+// the compact text record v of parts p and, with withShort, its short
+// set (nil without one): what its bands are computed from.
+func compactValues(buf []uint64, v []byte, p textParts, l layout, withShort bool) (sig, short []uint64) {
+	sig = sigValues(buf[:0], v, l.k)
+	if withShort && p.short >= 0 {
+		short = setOfWidth(sig[len(sig):], v[p.short:], p.shortW)
+	}
+	return sig, short
 }
 
 // appendSmallPosting appends to dst the posting of docs (sorted, without

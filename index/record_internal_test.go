@@ -69,14 +69,7 @@ func TestRecordLayout(t *testing.T) {
 	// Schema 10: 16-bit signature values, 32-bit short-set values, the
 	// bands computed from them (two of the signature, three of the
 	// short set).
-	st, err := (&Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2}).normalize()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bh, err := newBandHasher(&st, st.Text.Scheme)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bh := smallBandHasher(t, false)
 	cl := layout{k: 4, bands: 5, bh: bh}
 	cr := record{id: "doc", fp: r.fp, text: true, exact: 9, sig: []uint64{10, 11, 0xffff, 0}, short: []uint64{3, 1 << 31}}
 	cr.bands = bh.appendBands(nil, cr.sig, cr.short)
@@ -206,28 +199,29 @@ func BenchmarkRecordChecksum(b *testing.B) {
 	}
 }
 
+// smallBandHasher returns the band hasher of an index of 4 MinHash values
+// in 2 bands and 3 short-text bands of 2 values, wide or not.
+func smallBandHasher(tb testing.TB, wide bool) *bandHasher {
+	tb.Helper()
+	st, err := (&Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2, wide: wide}).normalize()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bh, err := newBandHasher(&st, st.Text.Scheme)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return bh
+}
+
 // FuzzDecodeRecord decodes arbitrary bytes as a record of an index with
 // MinHash and the short-text layer, wide and compact, and of one with a
 // set method: a decode fails with ErrCorrupt or succeeds, and the partial
 // readers of a record that decodes give what the decode gave.
 func FuzzDecodeRecord(f *testing.F) {
-	st, err := (&Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2}).normalize()
-	if err != nil {
-		f.Fatal(err)
-	}
-	bh, err := newBandHasher(&st, st.Text.Scheme)
-	if err != nil {
-		f.Fatal(err)
-	}
-	wide := st
-	wide.wide = true
-	wbh, err := newBandHasher(&wide, wide.Text.Scheme)
-	if err != nil {
-		f.Fatal(err)
-	}
 	layouts := []layout{
-		{k: 4, bands: 5, bh: bh},
-		{k: 4, bands: 5, bh: wbh, wide: true},
+		{k: 4, bands: 5, bh: smallBandHasher(f, false)},
+		{k: 4, bands: 5, bh: smallBandHasher(f, true), wide: true},
 		{sets: true},
 	}
 	r := record{id: "doc", fp: 1, text: true, exact: 9, sig: []uint64{10, 11, 12, 13}, short: []uint64{3, 1 << 31}, set: []uint64{5, 6}}
