@@ -75,7 +75,7 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 	if err != nil {
 		return Pair{}, err
 	}
-	p := Pair{A: a, B: b}
+	var p Pair
 	err = x.view(func(tx *bolt.Tx) error {
 		na, ra, err := x.lookup(tx, a, true)
 		if err != nil {
@@ -85,30 +85,77 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 		if err != nil {
 			return err
 		}
-		p.Distance = bits.OnesCount64(ra.fp ^ rb.fp)
-		if !ra.text || !rb.text || x.emptyProbe(true, ra.exact) || x.emptyProbe(true, rb.exact) {
-			return nil
-		}
-		p.Exact = ra.exact == rb.exact
-		switch {
-		case len(ra.short) > 0 && len(rb.short) > 0:
-			p.Similarity, _ = textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
-		case q.verify:
-			var err error
-			p.Similarity, _, err = x.verifier(tx)(na, nb)
+		p, err = x.compareRecords(tx, q, a, b, na, nb, &ra, &rb)
+		return err
+	})
+	if err != nil {
+		return Pair{}, boltErr(err)
+	}
+	return p, nil
+}
+
+// CompareAll returns Compare(a, b, opts) for each b of others, in their
+// order, from one snapshot in one read transaction. It fails with
+// ErrNotFound if a or any of others is not stored. Cost: Compare's for
+// each of others, less a lookup of a for all but the first: a cluster's
+// members compared with the one kept cost one lookup each.
+func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pair, error) {
+	if err := x.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := x.settle(); err != nil {
+		return nil, err
+	}
+	q, err := x.resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	ps := make([]Pair, len(others))
+	err = x.view(func(tx *bolt.Tx) error {
+		na, ra, err := x.lookup(tx, a, true)
+		if err != nil {
 			return err
-		case x.lay.sets:
-			p.Similarity, _ = x.setMatch(ra.set, rb.set)
-			if p.Exact {
-				p.Similarity = 1
+		}
+		for i, b := range others {
+			nb, rb, err := x.lookup(tx, b, true)
+			if err != nil {
+				return err
 			}
-		case x.settings.MinHash:
-			p.Similarity, _ = textSimilarity(ra.sig, nil, rb.sig, nil)
+			if ps[i], err = x.compareRecords(tx, q, a, b, na, nb, &ra, &rb); err != nil {
+				return err
+			}
 		}
 		return nil
 	})
 	if err != nil {
-		return Pair{}, boltErr(err)
+		return nil, boltErr(err)
+	}
+	return ps, nil
+}
+
+// compareRecords returns the Pair of the stored documents a and b, numbered
+// na and nb, whose decoded records are ra and rb, read in tx (see Compare).
+func (x *Index) compareRecords(tx *bolt.Tx, q queryParams, a, b string, na, nb uint32, ra, rb *record) (Pair, error) {
+	p := Pair{A: a, B: b, Distance: bits.OnesCount64(ra.fp ^ rb.fp)}
+	if !ra.text || !rb.text || x.emptyProbe(true, ra.exact) || x.emptyProbe(true, rb.exact) {
+		return p, nil
+	}
+	p.Exact = ra.exact == rb.exact
+	switch {
+	case len(ra.short) > 0 && len(rb.short) > 0:
+		p.Similarity, _ = textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
+	case q.verify:
+		var err error
+		if p.Similarity, _, err = x.verifier(tx)(na, nb); err != nil {
+			return Pair{}, err
+		}
+	case x.lay.sets:
+		p.Similarity, _ = x.setMatch(ra.set, rb.set)
+		if p.Exact {
+			p.Similarity = 1
+		}
+	case x.settings.MinHash:
+		p.Similarity, _ = textSimilarity(ra.sig, nil, rb.sig, nil)
 	}
 	return p, nil
 }

@@ -85,4 +85,33 @@ func TestMembersCompare(t *testing.T) {
 	if _, err := x.Compare("copy", "no such", nil); !errors.Is(err, index.ErrNotFound) {
 		t.Errorf("missing document: %v", err)
 	}
+
+	// CompareAll is Compare for each, in order, with and without Verify.
+	var ids []string
+	for _, d := range docs[:40] {
+		ids = append(ids, d.ID)
+	}
+	ids = append(ids, "copy", "nothing", docs[0].ID)
+	for _, o := range []*index.QueryOptions{nil, {Verify: true}} {
+		ps, err := x.CompareAll(docs[0].ID, ids, o)
+		if err != nil || len(ps) != len(ids) {
+			t.Fatalf("CompareAll: %d pairs of %d, %v", len(ps), len(ids), err)
+		}
+		for i, b := range ids {
+			if p, err := x.Compare(docs[0].ID, b, o); err != nil || ps[i] != p {
+				t.Errorf("CompareAll(%s)[%d] = %+v, Compare = %+v, %v", docs[0].ID, i, ps[i], p, err)
+			}
+		}
+	}
+	if ps, err := x.CompareAll(docs[0].ID, nil, nil); err != nil || len(ps) != 0 {
+		t.Errorf("CompareAll with no others: %v, %v", ps, err)
+	}
+	for _, c := range [][]string{{"no such"}, {"copy", "no such"}} {
+		if _, err := x.CompareAll("copy", c, nil); !errors.Is(err, index.ErrNotFound) {
+			t.Errorf("CompareAll with missing %q: %v", c, err)
+		}
+	}
+	if _, err := x.CompareAll("no such", ids, nil); !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("CompareAll of a missing document: %v", err)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 
 	"github.com/simidx/simidx/index"
@@ -11,6 +12,7 @@ import (
 	"github.com/simidx/simidx/internal/indexflag"
 	"github.com/simidx/simidx/internal/input"
 	"github.com/simidx/simidx/internal/keep"
+	"github.com/simidx/simidx/internal/ordered"
 	"github.com/simidx/simidx/internal/output"
 	"github.com/simidx/simidx/internal/pairsort"
 	"github.com/simidx/simidx/internal/report"
@@ -505,11 +507,7 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 	} else {
 		w.Header("CLUSTER", "SIZE", "ID", "KEEP", "DISTANCE", "EXACT")
 	}
-	return keep.Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
-		rec, err := clusterRecordOf(x, opts, c, k, sim)
-		if err != nil {
-			return err
-		}
+	return clusterRecords(ctx, x, opts, policy, sizes, sim, func(rec clusterRecord) error {
 		if w.JSONL() {
 			w.JSON(rec)
 			return w.Err()
@@ -517,7 +515,7 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 		for i, m := range rec.Members {
 			num, size, keep, dist, simCell, exact := "", "", "drop", "-", "-", "-"
 			if i == 0 {
-				num, size, keep = strconv.Itoa(c.Number), strconv.Itoa(len(c.IDs)), "keep"
+				num, size, keep = strconv.Itoa(rec.Cluster), strconv.Itoa(len(rec.IDs)), "keep"
 			} else {
 				dist = strconv.Itoa(*m.Distance)
 				if m.Exact != nil {
@@ -537,22 +535,49 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 	})
 }
 
+// clusterRecords calls out with the record of every cluster of x (see
+// clusterRecordOf) in the order of keep.Clusters. The records are made on
+// all cores (the comparisons of their members cost most), out runs on one
+// goroutine at a time.
+func clusterRecords(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, sim bool, out func(clusterRecord) error) error {
+	type kept struct {
+		c index.Cluster
+		k index.Member
+	}
+	each := func(yield func(kept) error) error {
+		return keep.Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
+			return yield(kept{c, k})
+		})
+	}
+	record := func(ck kept) (clusterRecord, error) { return clusterRecordOf(x, opts, ck.c, ck.k, sim) }
+	return ordered.Map(ctx, runtime.GOMAXPROCS(0), each, record, out)
+}
+
 // clusterRecordOf returns the record of cluster c whose kept member is k
 // (keep.Clusters): k first, then the others by ID, each with its
 // distance, similarity (when sim) and exactness to the kept one, from
-// x.Compare. Both members of a comparison need a text for its similarity
+// x.CompareAll. Both members of a comparison need a text for its similarity
 // and exactness: a document added as a fingerprint has neither.
 func clusterRecordOf(x *index.Index, opts *index.QueryOptions, c index.Cluster, k index.Member, sim bool) (clusterRecord, error) {
 	rec := clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs, Keep: k.ID,
 		Members: []memberRecord{{ID: k.ID, Keep: true}}}
+	others := make([]string, 0, len(c.Members))
+	for _, m := range c.Members {
+		if m.Seq != k.Seq {
+			others = append(others, m.ID)
+		}
+	}
+	ps, err := x.CompareAll(k.ID, others, opts)
+	if err != nil {
+		return clusterRecord{}, err
+	}
+	i := 0
 	for _, m := range c.Members {
 		if m.Seq == k.Seq {
 			continue
 		}
-		p, err := x.Compare(k.ID, m.ID, opts)
-		if err != nil {
-			return clusterRecord{}, err
-		}
+		p := ps[i]
+		i++
 		mr := memberRecord{ID: m.ID, Distance: &p.Distance}
 		if k.Text && m.Text { // a fingerprint has no text to compare
 			mr.Exact = &p.Exact

@@ -61,11 +61,7 @@ func writeDedupReport(ctx context.Context, e *env, o *dedupOptions, x *index.Ind
 		Chains:     opts.Linkage != index.CenterLinkage,
 	})
 	clusters, members := 0, 0
-	err := keep.Clusters(ctx, x, opts, o.policy, sizes, func(c index.Cluster, k index.Member) error {
-		rec, err := clusterRecordOf(x, opts, c, k, sim)
-		if err != nil {
-			return err
-		}
+	err := clusterRecords(ctx, x, opts, o.policy, sizes, sim, func(rec clusterRecord) error {
 		rc := report.Cluster{Number: rec.Cluster, Members: make([]report.Member, len(rec.Members))}
 		for i, m := range rec.Members {
 			rc.Members[i] = report.Member{ID: m.ID, Distance: m.Distance, Similarity: m.Similarity, Exact: m.Exact}
