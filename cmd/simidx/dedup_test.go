@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -294,5 +295,22 @@ func TestDedupStdin(t *testing.T) {
 	want := `{"cluster":0,"representative":"a","ids":["a","b"],"keep":"a","members":[{"id":"a","keep":true},{"id":"b","keep":false,"distance":0,"similarity":1,"exact":true}]}` + "\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("dedup from stdin: %v", r)
+	}
+}
+
+// TestDedupCores checks that the clusters come out the same, in the same
+// order, whatever the number of cores that make their records.
+func TestDedupCores(t *testing.T) {
+	for _, format := range []string{"table", "jsonl"} {
+		var outs []string
+		for _, procs := range []int{1, 4} {
+			old := runtime.GOMAXPROCS(procs)
+			r := mustRun(t, "", "dedup", "-q", "--format", format, "--linkage", "single", licenses)
+			runtime.GOMAXPROCS(old)
+			outs = append(outs, r.stdout)
+		}
+		if outs[0] != outs[1] || strings.Count(outs[0], "\n") < 10 {
+			t.Errorf("%s: %d lines on one core, %d on four; differ: %v", format, strings.Count(outs[0], "\n"), strings.Count(outs[1], "\n"), outs[0] != outs[1])
+		}
 	}
 }
