@@ -497,7 +497,9 @@ func (l *loader) phase1() error {
 	}
 	recs, encs := l.pending, l.pendingEnc
 	l.queued += len(recs)
-	l.pending, l.pendingEnc, l.pendingBytes = nil, nil, 0
+	// The next batch is about as long: it is not grown from empty, a
+	// copy of the whole batch at each doubling.
+	l.pending, l.pendingEnc, l.pendingBytes = make([]record, 0, len(recs)), make([][]byte, 0, len(recs)), 0
 	done := make(chan error, 1)
 	l.writing = done
 	go func() { done <- l.writePhase1(recs, encs) }()
