@@ -122,6 +122,16 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 	bands := q.minSim > 0 && x.settings.MinHash
 	if q.fp || bands {
 		s := x.newPairSched(ctx, tx, fn)
+		if q.progress != nil {
+			s.progress = q.progress
+			if q.fp {
+				s.sp.Tables = len(x.tables)
+			}
+			if bands {
+				s.sp.Bands = x.lay.bands
+			}
+			s.tell()
+		}
 		err := func() error {
 			defer s.close()
 			if q.fp {
@@ -134,7 +144,11 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 					return err
 				}
 			}
-			return s.finish()
+			if err := s.finish(); err != nil {
+				return err
+			}
+			s.advance(s.sp.Tables, s.sp.Bands) // every pair found
+			return nil
 		}()
 		if err != nil {
 			return err
@@ -241,6 +255,7 @@ func (x *Index) tablePairs(s *pairSched, q queryParams, empty map[uint32]bool) e
 	tl := x.levels()
 	tw := x.tableWatermarks(s.tx)
 	for ti := range x.tables {
+		s.advance(ti, 0) // the tables before it are handed out
 		err := s.do(func(w *pairWorker, fn pairFunc) error {
 			return x.tablePairsOf(s.ctx, w, ti, lead, tl, tw[ti], q, empty, fn)
 		})
@@ -519,6 +534,7 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 				return err
 			}
 		}
+		s.advance(s.sp.Tables, band) // the tables and the bands before it are handed out
 		if _, one := singleDoc(posting); lv[0] == nil && (one || posting == nil) {
 			return nil // one document: no pair
 		}

@@ -123,3 +123,67 @@ func TestCancelledBeforeStart(t *testing.T) {
 		t.Errorf("Load: %v, %+v, %d documents", err, st, x.Len())
 	}
 }
+
+// TestScanProgress checks what Pairs and Clusters tell QueryOptions.Progress:
+// the parts of the scan, first nothing handed out, then further each time,
+// last everything; the pairs are those of a scan without it.
+func TestScanProgress(t *testing.T) {
+	t.Parallel()
+	docs := verifyCorpus(t)[:300]
+	for _, minHash := range []bool{true, false} {
+		s := &index.Settings{NoMinHash: !minHash}
+		x := newIndex(t, s)
+		if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
+			t.Fatal(err)
+		}
+		st, err := x.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []index.ScanProgress
+		opts := &index.QueryOptions{Progress: func(p index.ScanProgress) { got = append(got, p) }}
+		check := func(what string) {
+			t.Helper()
+			if len(got) < 2 {
+				t.Fatalf("%s, MinHash %v: told %d times", what, minHash, len(got))
+			}
+			first, last := got[0], got[len(got)-1]
+			want := index.ScanProgress{Tables: st.Tables}
+			if minHash {
+				want.Bands = st.Bands + st.ShortBands
+			}
+			if first != want {
+				t.Errorf("%s: first %+v, want %+v", what, first, want)
+			}
+			want.TablesDone, want.BandsDone = want.Tables, want.Bands
+			if last != want {
+				t.Errorf("%s: last %+v, want %+v", what, last, want)
+			}
+			for i := 1; i < len(got); i++ {
+				p, q := got[i-1], got[i]
+				if q.TablesDone < p.TablesDone || q.BandsDone < p.BandsDone || q == p || (q.BandsDone > 0 && q.TablesDone != q.Tables) {
+					t.Errorf("%s: %+v after %+v", what, q, p)
+				}
+			}
+			got = nil
+		}
+		var with, without []index.Pair
+		if err := x.Pairs(context.Background(), opts, func(p index.Pair) error { with = append(with, p); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		check("Pairs")
+		if err := x.Pairs(context.Background(), nil, func(p index.Pair) error { without = append(without, p); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(with, without) || len(with) == 0 {
+			t.Errorf("MinHash %v: %d pairs told, %d not", minHash, len(with), len(without))
+		}
+		for _, l := range []index.Linkage{index.SingleLinkage, index.CenterLinkage} {
+			opts.Linkage = l
+			if err := x.Clusters(context.Background(), opts, func(index.Cluster) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			check(fmt.Sprintf("Clusters, linkage %v", l))
+		}
+	}
+}

@@ -130,6 +130,30 @@ type pairSched struct {
 
 	mu  sync.Mutex
 	err error // the first error of a unit
+
+	// progress is QueryOptions.Progress, told of sp as the scan hands
+	// out its units; nil without.
+	progress func(ScanProgress)
+	sp       ScanProgress
+}
+
+// advance tells progress, if any, that the units of the first tables
+// tables and then of the first bands bands are handed out, if that is
+// further than before.
+func (s *pairSched) advance(tables, bands int) {
+	if s.progress == nil || (tables <= s.sp.TablesDone && bands <= s.sp.BandsDone) {
+		return
+	}
+	s.sp.TablesDone, s.sp.BandsDone = max(tables, s.sp.TablesDone), max(bands, s.sp.BandsDone)
+	s.tell()
+}
+
+// tell calls progress with sp.
+func (s *pairSched) tell() {
+	_ = callUser(func(p ScanProgress) error {
+		s.progress(p)
+		return nil
+	}, s.sp)
 }
 
 // pairPanic carries the panic of a worker to the caller's goroutine,

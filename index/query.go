@@ -84,6 +84,28 @@ type QueryOptions struct {
 	// documents by what should be kept. Clusters calls it outside its
 	// read transaction; the other methods ignore it.
 	CenterOrder func(a, b Member) int
+
+	// Progress, when not nil, is told how far a scan of Pairs or Clusters
+	// is (see ScanProgress): as it begins, as it hands out each permuted
+	// table and each MinHash band after the first, and once every pair is
+	// found, with everything done. It runs on the caller's goroutine
+	// inside the read transaction, as the function given to Pairs does: it
+	// must not call the index's methods. Query ignores it, and so does the
+	// scan of an index with a set method (its set postings). Cost: a call
+	// per table and per band.
+	Progress func(ScanProgress)
+}
+
+// ScanProgress is how far a scan of Pairs or Clusters is: it has handed
+// out TablesDone of its Tables permuted tables, then BandsDone of its
+// Bands MinHash bands, in that order (0 of 0 for a part it does not
+// scan: the tables without the fingerprint rule, the bands without a
+// similarity threshold). The pairs of what is handed out are being
+// found, on all cores; once all are, both parts are done, and Clusters
+// then joins them.
+type ScanProgress struct {
+	TablesDone, Tables int
+	BandsDone, Bands   int
 }
 
 // Match is a document found by a query.
@@ -240,7 +262,8 @@ type queryParams struct {
 	// to the fingerprint rule.
 	minSimSet bool
 	limit     int
-	verify    bool // QueryOptions.Verify
+	verify    bool               // QueryOptions.Verify
+	progress  func(ScanProgress) // QueryOptions.Progress
 }
 
 func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
@@ -251,6 +274,7 @@ func (x *Index) resolve(o *QueryOptions) (queryParams, error) {
 	if o == nil {
 		return q, nil
 	}
+	q.progress = o.Progress
 	if o.MaxDistance != 0 {
 		q.fp = true
 	}

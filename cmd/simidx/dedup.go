@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/simidx/simidx/index"
 	"github.com/simidx/simidx/internal/console"
@@ -115,7 +119,7 @@ Example:
 		o.sf.AddIndex(fs, false)
 		o.sf.AddText(fs)
 		o.memory.add(fs)
-		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT")
+		fs.BoolVarP(&o.quiet, "quiet", "q", false, "print no progress and no summary while indexing INPUT, and no progress while finding pairs")
 		return func(ctx context.Context, e *env, args []string) error { return runDedup(ctx, e, o, args) }
 	},
 }
@@ -309,6 +313,9 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	defer x.Close()
 
 	opts.Linkage = linkage
+	if !o.quiet && isTerminal(e.stderr) {
+		defer showScan(console.New(e.stderr, "dedup"), opts)()
+	}
 	if o.report != "" {
 		err = writeDedupReport(ctx, e, o, x, opts, rd, texts, args)
 		if ctx.Err() != nil {
@@ -350,6 +357,43 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 		err = loadErr
 	}
 	return err
+}
+
+// showScan draws a progress line on con while the scan of Pairs or
+// Clusters with opts finds the pairs (see index.ScanProgress), and removes
+// it once they are all found: what follows is short, and writes to
+// stdout, which may be the same terminal. It returns a function that
+// removes the line if it is still there.
+func showScan(con *console.Console, opts *index.QueryOptions) (stop func()) {
+	var sp atomic.Pointer[index.ScanProgress]
+	start := time.Now()
+	remove := con.StartProgress(func() string { return scanLine(sp.Load(), time.Since(start)) })
+	var once sync.Once
+	stop = func() { once.Do(remove) }
+	opts.Progress = func(p index.ScanProgress) {
+		sp.Store(&p)
+		if p.TablesDone == p.Tables && p.BandsDone == p.Bands {
+			stop()
+		}
+	}
+	return stop
+}
+
+// scanLine is the progress line of a scan at p (nil before it begins),
+// elapsed after it began.
+func scanLine(p *index.ScanProgress, elapsed time.Duration) string {
+	line := "finding pairs"
+	if p != nil && p.Tables > 0 {
+		line += fmt.Sprintf(": tables %d of %d", p.TablesDone, p.Tables)
+	}
+	if p != nil && p.Bands > 0 {
+		sep := ", "
+		if p.Tables == 0 {
+			sep = ": "
+		}
+		line += fmt.Sprintf("%sbands %d of %d", sep, p.BandsDone, p.Bands)
+	}
+	return line + ", " + elapsed.Round(time.Second).String()
 }
 
 // What dedup writes (--emit).

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/simidx/simidx/index"
 )
@@ -311,6 +312,24 @@ func TestDedupCores(t *testing.T) {
 		}
 		if outs[0] != outs[1] || strings.Count(outs[0], "\n") < 10 {
 			t.Errorf("%s: %d lines on one core, %d on four; differ: %v", format, strings.Count(outs[0], "\n"), strings.Count(outs[1], "\n"), outs[0] != outs[1])
+		}
+	}
+}
+
+// TestScanLine checks the progress line of dedup's scan for pairs.
+func TestScanLine(t *testing.T) {
+	for _, c := range []struct {
+		p    *index.ScanProgress
+		want string
+	}{
+		{nil, "finding pairs, 3s"},
+		{&index.ScanProgress{Tables: 4, Bands: 34}, "finding pairs: tables 0 of 4, bands 0 of 34, 3s"},
+		{&index.ScanProgress{TablesDone: 4, Tables: 4, BandsDone: 12, Bands: 34}, "finding pairs: tables 4 of 4, bands 12 of 34, 3s"},
+		{&index.ScanProgress{TablesDone: 2, Tables: 4}, "finding pairs: tables 2 of 4, 3s"},
+		{&index.ScanProgress{BandsDone: 5, Bands: 14}, "finding pairs: bands 5 of 14, 3s"},
+	} {
+		if got := scanLine(c.p, 3200*time.Millisecond); got != c.want {
+			t.Errorf("scanLine(%+v) = %q, want %q", c.p, got, c.want)
 		}
 	}
 }
