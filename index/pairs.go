@@ -153,6 +153,9 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 		if err != nil {
 			return err
 		}
+	} else if q.progress != nil {
+		// No tables and no bands: nothing to hand out.
+		_ = callUser(func(p ScanProgress) error { q.progress(p); return nil }, ScanProgress{})
 	}
 	if x.lay.sets {
 		return x.setPairs(ctx, tx, bf, q, fn)

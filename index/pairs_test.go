@@ -130,6 +130,21 @@ func TestCancelledBeforeStart(t *testing.T) {
 func TestScanProgress(t *testing.T) {
 	t.Parallel()
 	docs := verifyCorpus(t)[:300]
+
+	// A set method's scan has no parts: it is told so once.
+	x := newIndex(t, &index.Settings{Text: index.TextSettings{Method: index.MethodShort}})
+	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	var told []index.ScanProgress
+	opts := &index.QueryOptions{Progress: func(p index.ScanProgress) { told = append(told, p) }}
+	if err := x.Pairs(context.Background(), opts, func(index.Pair) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(told) != 1 || told[0] != (index.ScanProgress{}) {
+		t.Errorf("a set method's scan: told %+v", told)
+	}
+
 	for _, minHash := range []bool{true, false} {
 		s := &index.Settings{NoMinHash: !minHash}
 		x := newIndex(t, s)

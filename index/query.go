@@ -90,9 +90,9 @@ type QueryOptions struct {
 	// table and each MinHash band after the first, and once every pair is
 	// found, with everything done. It runs on the caller's goroutine
 	// inside the read transaction, as the function given to Pairs does: it
-	// must not call the index's methods. Query ignores it, and so does the
-	// scan of an index with a set method (its set postings). Cost: a call
-	// per table and per band.
+	// must not call the index's methods. Query ignores it. The scan of an
+	// index with a set method (its set postings) is told once, with no
+	// parts. Cost: a call per table and per band.
 	Progress func(ScanProgress)
 }
 
