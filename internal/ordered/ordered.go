@@ -23,7 +23,7 @@ var errStopped = errors.New("ordered: stopped")
 // started.
 //
 // Cost: with workers > 1, one goroutine per worker and one for out, a
-// channel operation or three per item, and at most 4*workers items in
+// channel operation or three per item, and at most 4*workers+1 items in
 // flight (yielded and not yet handed to out), which bounds the memory.
 func Map[T, R any](parent context.Context, workers int, each func(yield func(T) error) error, f func(T) (R, error), out func(R) error) error {
 	if workers <= 1 {
