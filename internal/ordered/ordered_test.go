@@ -116,3 +116,71 @@ func TestMapCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestMapEachIgnoresStop checks that the first error of f is returned on
+// one goroutine as on several when each wraps yield's error, and when it
+// ignores it (out is then not called again).
+func TestMapEachIgnoresStop(t *testing.T) {
+	errF := errors.New("f")
+	for _, workers := range []int{1, 3} {
+		for _, ignore := range []bool{false, true} {
+			var outs int
+			err := Map(context.Background(), workers, func(yield func(int) error) error {
+				for i := range 1000 {
+					if err := yield(i); err != nil && !ignore {
+						return fmt.Errorf("item %d: %w", i, err)
+					}
+				}
+				return nil
+			}, func(i int) (int, error) {
+				if i == 10 {
+					return 0, errF
+				}
+				return i, nil
+			}, func(int) error {
+				outs++
+				return nil
+			})
+			if err != errF || outs != 10 {
+				t.Errorf("workers %d, each ignoring errors %v: %v after %d outs, want %v after 10", workers, ignore, err, outs, errF)
+			}
+		}
+	}
+}
+
+// TestMapPanics checks that a panic of f, of out or of each reaches the
+// caller's goroutine.
+func TestMapPanics(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		for _, where := range []string{"f", "out", "each"} {
+			got := func() (v any) {
+				defer func() { v = recover() }()
+				_ = Map(context.Background(), workers, func(yield func(int) error) error {
+					for i := range 100 {
+						if where == "each" && i == 50 {
+							panic("each")
+						}
+						if err := yield(i); err != nil {
+							return err
+						}
+					}
+					return nil
+				}, func(i int) (int, error) {
+					if where == "f" && i == 20 {
+						panic("f")
+					}
+					return i, nil
+				}, func(i int) error {
+					if where == "out" && i == 30 {
+						panic("out")
+					}
+					return nil
+				})
+				return nil
+			}()
+			if got != where {
+				t.Errorf("workers %d: a panic of %s recovered as %v", workers, where, got)
+			}
+		}
+	}
+}
