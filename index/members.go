@@ -65,40 +65,19 @@ func (x *Index) member(n uint32, v []byte) Member {
 // exact copies. It fails with ErrNotFound if either is not stored. Cost:
 // two lookups, and a comparison of signatures or sets.
 func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
-	if err := x.checkOpen(); err != nil {
-		return Pair{}, err
-	}
-	if err := x.settle(); err != nil {
-		return Pair{}, err
-	}
-	q, err := x.resolve(opts)
+	ps, err := x.CompareAll(a, []string{b}, opts)
 	if err != nil {
 		return Pair{}, err
 	}
-	var p Pair
-	err = x.view(func(tx *bolt.Tx) error {
-		na, ra, err := x.lookup(tx, a, true)
-		if err != nil {
-			return err
-		}
-		nb, rb, err := x.lookup(tx, b, true)
-		if err != nil {
-			return err
-		}
-		p, err = x.compareRecords(tx, q, a, b, na, nb, &ra, &rb)
-		return err
-	})
-	if err != nil {
-		return Pair{}, boltErr(err)
-	}
-	return p, nil
+	return ps[0], nil
 }
 
 // CompareAll returns Compare(a, b, opts) for each b of others, in their
 // order, from one snapshot in one read transaction. It fails with
 // ErrNotFound if a or any of others is not stored. Cost: Compare's for
-// each of others, less a lookup of a for all but the first: a cluster's
-// members compared with the one kept cost one lookup each.
+// each of others, less a lookup of a (and with opts.Verify a decoding of
+// its set) for all but the first: a cluster's members compared with the
+// one kept cost one lookup each.
 func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pair, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
@@ -116,12 +95,14 @@ func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pai
 		if err != nil {
 			return err
 		}
+		// One verifier: it keeps a's set decoded from one pair to the next.
+		verified := x.verifier(tx)
 		for i, b := range others {
 			nb, rb, err := x.lookup(tx, b, true)
 			if err != nil {
 				return err
 			}
-			if ps[i], err = x.compareRecords(tx, q, a, b, na, nb, &ra, &rb); err != nil {
+			if ps[i], err = x.compareRecords(q, verified, a, b, na, nb, &ra, &rb); err != nil {
 				return err
 			}
 		}
@@ -134,8 +115,9 @@ func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pai
 }
 
 // compareRecords returns the Pair of the stored documents a and b, numbered
-// na and nb, whose decoded records are ra and rb, read in tx (see Compare).
-func (x *Index) compareRecords(tx *bolt.Tx, q queryParams, a, b string, na, nb uint32, ra, rb *record) (Pair, error) {
+// na and nb, whose decoded records are ra and rb (see Compare); verified is
+// the verifier of their transaction.
+func (x *Index) compareRecords(q queryParams, verified func(a, b uint32) (float64, bool, error), a, b string, na, nb uint32, ra, rb *record) (Pair, error) {
 	p := Pair{A: a, B: b, Distance: bits.OnesCount64(ra.fp ^ rb.fp)}
 	if !ra.text || !rb.text || x.emptyProbe(true, ra.exact) || x.emptyProbe(true, rb.exact) {
 		return p, nil
@@ -146,7 +128,7 @@ func (x *Index) compareRecords(tx *bolt.Tx, q queryParams, a, b string, na, nb u
 		p.Similarity, _ = textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
 	case q.verify:
 		var err error
-		if p.Similarity, _, err = x.verifier(tx)(na, nb); err != nil {
+		if p.Similarity, _, err = verified(na, nb); err != nil {
 			return Pair{}, err
 		}
 	case x.lay.sets:
