@@ -115,23 +115,26 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 // pairs calls fn with the document numbers of every pair within q, each
 // once. bf is tx's band filter (see viewFiltered).
 func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
+	// The scan's parts for QueryOptions.Progress, told as it begins and,
+	// all done, once every pair is found.
+	var sp ScanProgress
 	if loading(tx) {
+		sp.Done = true
+		tellProgress(q.progress, sp)
 		return nil
 	}
 	empty := x.emptyDocs(tx) // they match nothing
 	bands := q.minSim > 0 && x.settings.MinHash
+	if q.fp {
+		sp.Tables = len(x.tables)
+	}
+	if bands {
+		sp.Bands = x.lay.bands
+	}
+	tellProgress(q.progress, sp)
 	if q.fp || bands {
 		s := x.newPairSched(ctx, tx, fn)
-		if q.progress != nil {
-			s.progress = q.progress
-			if q.fp {
-				s.sp.Tables = len(x.tables)
-			}
-			if bands {
-				s.sp.Bands = x.lay.bands
-			}
-			s.tell()
-		}
+		s.progress, s.sp = q.progress, sp
 		err := func() error {
 			defer s.close()
 			if q.fp {
@@ -144,25 +147,23 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 					return err
 				}
 			}
-			if err := s.finish(); err != nil {
-				return err
-			}
-			s.advance(s.sp.Tables, s.sp.Bands) // every pair found
-			return nil
+			return s.finish()
 		}()
 		if err != nil {
 			return err
 		}
-	} else if q.progress != nil {
-		// No tables and no bands: nothing to hand out.
-		_ = callUser(func(p ScanProgress) error { q.progress(p); return nil }, ScanProgress{})
 	}
 	if x.lay.sets {
-		return x.setPairs(ctx, tx, bf, q, fn)
+		if err := x.setPairs(ctx, tx, bf, q, fn); err != nil {
+			return err
+		}
+	} else if m := x.settings.Text.Method; m == MethodDOM || m == MethodMfonda {
+		if err := x.exactPairs(ctx, tx, q, fn); err != nil {
+			return err
+		}
 	}
-	if m := x.settings.Text.Method; m == MethodDOM || m == MethodMfonda {
-		return x.exactPairs(ctx, tx, q, fn)
-	}
+	sp.TablesDone, sp.BandsDone, sp.Done = sp.Tables, sp.Bands, true
+	tellProgress(q.progress, sp)
 	return nil
 }
 

@@ -126,12 +126,13 @@ func TestCancelledBeforeStart(t *testing.T) {
 
 // TestScanProgress checks what Pairs and Clusters tell QueryOptions.Progress:
 // the parts of the scan, first nothing handed out, then further each time,
-// last everything; the pairs are those of a scan without it.
+// last everything and Done, once; the pairs are those of a scan without it.
 func TestScanProgress(t *testing.T) {
 	t.Parallel()
 	docs := verifyCorpus(t)[:300]
 
-	// A set method's scan has no parts: it is told so once.
+	// A set method's scan has no parts: it is told as it begins and once
+	// every pair is found.
 	x := newIndex(t, &index.Settings{Text: index.TextSettings{Method: index.MethodShort}})
 	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
 		t.Fatal(err)
@@ -141,8 +142,25 @@ func TestScanProgress(t *testing.T) {
 	if err := x.Pairs(context.Background(), opts, func(index.Pair) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if len(told) != 1 || told[0] != (index.ScanProgress{}) {
-		t.Errorf("a set method's scan: told %+v", told)
+	if want := []index.ScanProgress{{}, {Done: true}}; !slices.Equal(told, want) {
+		t.Errorf("a set method's scan: told %+v, want %+v", told, want)
+	}
+	// With the fingerprint rule too, it has tables, and Done comes after
+	// the pairs of the set postings.
+	var pairs, atDone int
+	told = nil
+	opts.MaxDistance = 3
+	opts.Progress = func(p index.ScanProgress) {
+		told = append(told, p)
+		if p.Done {
+			atDone = pairs
+		}
+	}
+	if err := x.Pairs(context.Background(), opts, func(index.Pair) error { pairs++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if last := told[len(told)-1]; !last.Done || last.Tables == 0 || last.TablesDone != last.Tables || atDone != pairs || pairs == 0 {
+		t.Errorf("a set method's scan with tables: last told %+v after %d of %d pairs", last, atDone, pairs)
 	}
 
 	for _, minHash := range []bool{true, false} {
@@ -170,13 +188,13 @@ func TestScanProgress(t *testing.T) {
 			if first != want {
 				t.Errorf("%s: first %+v, want %+v", what, first, want)
 			}
-			want.TablesDone, want.BandsDone = want.Tables, want.Bands
+			want.TablesDone, want.BandsDone, want.Done = want.Tables, want.Bands, true
 			if last != want {
 				t.Errorf("%s: last %+v, want %+v", what, last, want)
 			}
 			for i := 1; i < len(got); i++ {
 				p, q := got[i-1], got[i]
-				if q.TablesDone < p.TablesDone || q.BandsDone < p.BandsDone || q == p || (q.BandsDone > 0 && q.TablesDone != q.Tables) {
+				if q.TablesDone < p.TablesDone || q.BandsDone < p.BandsDone || q == p || (q.BandsDone > 0 && q.TablesDone != q.Tables) || p.Done {
 					t.Errorf("%s: %+v after %+v", what, q, p)
 				}
 			}

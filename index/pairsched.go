@@ -145,15 +145,18 @@ func (s *pairSched) advance(tables, bands int) {
 		return
 	}
 	s.sp.TablesDone, s.sp.BandsDone = max(tables, s.sp.TablesDone), max(bands, s.sp.BandsDone)
-	s.tell()
+	tellProgress(s.progress, s.sp)
 }
 
-// tell calls progress with sp.
-func (s *pairSched) tell() {
-	_ = callUser(func(p ScanProgress) error {
-		s.progress(p)
-		return nil
-	}, s.sp)
+// tellProgress calls progress (QueryOptions.Progress), if any, with p, as
+// a function of the caller's.
+func tellProgress(progress func(ScanProgress), p ScanProgress) {
+	if progress != nil {
+		_ = callUser(func(p ScanProgress) error {
+			progress(p)
+			return nil
+		}, p)
+	}
 }
 
 // pairPanic carries the panic of a worker to the caller's goroutine,

@@ -87,12 +87,11 @@ type QueryOptions struct {
 
 	// Progress, when not nil, is told how far a scan of Pairs or Clusters
 	// is (see ScanProgress): as it begins, as it hands out each permuted
-	// table and each MinHash band after the first, and once every pair is
-	// found, with everything done. It runs on the caller's goroutine
-	// inside the read transaction, as the function given to Pairs does: it
-	// must not call the index's methods. Query ignores it. The scan of an
-	// index with a set method (its set postings) is told once, with no
-	// parts. Cost: a call per table and per band.
+	// table and each MinHash band after the first, and last once every
+	// pair is found (Done). It runs on the caller's goroutine inside the
+	// read transaction, as the function given to Pairs does: it must not
+	// call the index's methods. The other methods ignore it. Cost: a call
+	// per table and per band.
 	Progress func(ScanProgress)
 }
 
@@ -100,12 +99,15 @@ type QueryOptions struct {
 // out TablesDone of its Tables permuted tables, then BandsDone of its
 // Bands MinHash bands, in that order (0 of 0 for a part it does not
 // scan: the tables without the fingerprint rule, the bands without a
-// similarity threshold). The pairs of what is handed out are being
-// found, on all cores; once all are, both parts are done, and Clusters
-// then joins them.
+// similarity threshold). The pairs of what is handed out are being found
+// (on up to GOMAXPROCS goroutines). A scan of an index with a set method
+// then reads its set postings, and one of MethodDOM or MethodMfonda its
+// exact copies, neither counted in parts; Done says every pair is found,
+// and Clusters then joins them.
 type ScanProgress struct {
 	TablesDone, Tables int
 	BandsDone, Bands   int
+	Done               bool
 }
 
 // Match is a document found by a query.

@@ -359,21 +359,36 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 	return err
 }
 
-// showScan draws a progress line on con while the scan of Pairs or
-// Clusters with opts finds the pairs (see index.ScanProgress), and removes
-// it once they are all found: what follows is short, and writes to
-// stdout, which may be the same terminal. It returns a function that
-// removes the line if it is still there.
+// showScan draws a progress line on con during each scan of Pairs or
+// Clusters with opts (see index.ScanProgress), from its beginning until
+// every pair is found: what follows a scan writes to stdout, which may be
+// the same terminal. It returns a function that removes the line if one
+// is drawn.
 func showScan(con *console.Console, opts *index.QueryOptions) (stop func()) {
-	var sp atomic.Pointer[index.ScanProgress]
-	start := time.Now()
-	remove := con.StartProgress(func() string { return scanLine(sp.Load(), time.Since(start)) })
-	var once sync.Once
-	stop = func() { once.Do(remove) }
+	var (
+		sp     atomic.Pointer[index.ScanProgress]
+		mu     sync.Mutex
+		remove func() // of the line drawn, nil when none is
+	)
+	stop = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if remove != nil {
+			remove()
+			remove = nil
+		}
+	}
 	opts.Progress = func(p index.ScanProgress) {
 		sp.Store(&p)
-		if p.TablesDone == p.Tables && p.BandsDone == p.Bands {
+		if p.Done {
 			stop()
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if remove == nil {
+			begun := time.Now()
+			remove = con.StartProgress(func() string { return scanLine(sp.Load(), time.Since(begun)) })
 		}
 	}
 	return stop
