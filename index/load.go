@@ -226,6 +226,7 @@ type loader struct {
 	// writes them; pendingBytes is their size.
 	pendingEnc   [][]byte
 	pendingBytes int
+	pendingCap   int        // the length of the last batch: the room the next is given
 	queued       int        // documents handed to phase1
 	writing      chan error // the end of phase1's transaction under way
 	ids          []idNum
@@ -419,6 +420,11 @@ func (l *loader) add(r record, enc []byte) error {
 	// The record is written as enc: phase 1 reads only its ID, hashes,
 	// band and set postings and shingles, not its signature.
 	r.sig, r.short = nil, nil
+	if l.pending == nil && l.pendingCap > 0 {
+		// About as long as the last batch: not grown from empty, a copy
+		// of the whole batch at each doubling.
+		l.pending, l.pendingEnc = make([]record, 0, l.pendingCap), make([][]byte, 0, l.pendingCap)
+	}
 	l.pending = append(l.pending, r)
 	l.pendingEnc = append(l.pendingEnc, enc)
 	l.pendingBytes += pendingOverhead + len(r.id) + len(enc) + 8*(len(r.bands)+len(r.set)+len(r.shingles))
@@ -497,9 +503,7 @@ func (l *loader) phase1() error {
 	}
 	recs, encs := l.pending, l.pendingEnc
 	l.queued += len(recs)
-	// The next batch is about as long: it is not grown from empty, a
-	// copy of the whole batch at each doubling.
-	l.pending, l.pendingEnc, l.pendingBytes = make([]record, 0, len(recs)), make([][]byte, 0, len(recs)), 0
+	l.pending, l.pendingEnc, l.pendingBytes, l.pendingCap = nil, nil, 0, len(recs)
 	done := make(chan error, 1)
 	l.writing = done
 	go func() { done <- l.writePhase1(recs, encs) }()
