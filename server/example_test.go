@@ -130,5 +130,5 @@ func Example_compare() {
 	b, _ := io.ReadAll(resp.Body)
 	fmt.Print(resp.StatusCode, " ", string(b))
 	// Output:
-	// 200 {"jaccard":0.3846,"containment_a":0.5555,"containment_b":0.5555,"distance":9,"similarity":0.369,"exact":false,"passages":[{"a_start":0,"a_end":52,"b_start":0,"b_end":52,"words":9,"text":"Red mountain bicycle for sale, 21 gears, hardly used"}]}
+	// 200 {"jaccard":0.3846,"containment_a":0.5555,"containment_b":0.5555,"distance":9,"similarity":0.75,"exact":false,"passages":[{"a_start":0,"a_end":52,"b_start":0,"b_end":52,"words":9,"text":"Red mountain bicycle for sale, 21 gears, hardly used"}]}
 }

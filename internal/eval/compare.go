@@ -48,7 +48,10 @@ type Comparison struct {
 	ContainmentB Ratio // the share of B's shingles in A
 	Distance     int   // between the fingerprints
 	// MinHash says the settings have the MinHash layer: Similarity is
-	// its estimate of the Jaccard similarity.
+	// the similarity an index gives the two texts (index.TextSimilarity):
+	// for two short texts the exact Jaccard similarity of their short
+	// sets, else the share of the signatures' values that agree, the
+	// estimate of the Jaccard similarity.
 	MinHash    bool
 	Similarity Ratio
 	Exact      bool // the canonical texts are the same
@@ -60,7 +63,8 @@ type Comparison struct {
 // canonical words found in both, each as long as it can be. A text
 // without words matches nothing: its ratios are 0, and Exact false. It
 // returns ctx.Err() when ctx is done between two of its steps. Cost: an
-// analysis of each text, and shingle.Passages over their words.
+// analysis of each text (two with the MinHash layer), and shingle.Passages
+// over their words.
 func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, passages int) (Comparison, error) {
 	st := f.Settings()
 	tk, err := shingle.NewTokenizer(&st.Text.Shingle)
@@ -89,13 +93,21 @@ func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, pass
 		c.Exact = ha == hb
 	}
 	if st.MinHash && !empty && len(siga) == len(sigb) {
-		same := 0
-		for i, v := range siga {
-			if v == sigb[i] {
-				same++
+		shA := slices.Clone(f.Short(a))
+		shB := f.Short(b)
+		if len(shA) > 0 && len(shB) > 0 {
+			// Two short texts: the short-text layer's exact similarity.
+			common := shingle.Intersection(shA, shB)
+			c.Similarity = Ratio{common, len(shA) + len(shB) - common}
+		} else {
+			same := 0
+			for i, v := range siga {
+				if v == sigb[i] {
+					same++
+				}
 			}
+			c.Similarity = Ratio{same, len(siga)}
 		}
-		c.Similarity = Ratio{same, len(siga)}
 	}
 	c.Passages = SharedPassages(wa, wb, passages)
 	return c, ctx.Err()

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/simidx/simidx/index"
@@ -64,5 +66,45 @@ func TestCompareTexts(t *testing.T) {
 	cancel()
 	if _, err := CompareTexts(ctx, f, a, b, 1); err != context.Canceled {
 		t.Errorf("after ctx was done: %v", err)
+	}
+}
+
+// TestCompareTextsIndexSimilarity checks that the similarity of two texts
+// is the one an index gives them once stored (Index.Compare): of two short
+// texts, of two long ones, and of a short and a long one.
+func TestCompareTextsIndexSimilarity(t *testing.T) {
+	long := strings.Repeat("the quick brown fox jumps over the lazy dog near the river bank ", 8)
+	texts := map[string]string{
+		"short1": "Red mountain bicycle for sale, 21 gears, hardly used, new tyres and lights. Collect in Leeds, call Anna after six.",
+		"short2": "RED MOUNTAIN BICYCLE for sale - 21 gears, hardly used, new tyres & lights. Collect in Leeds; call Anna after six!",
+		"long1":  long + "written by Ann in the spring of that year, and printed twice.",
+		"long2":  long + "written by Bob in the autumn of the next year, printed once.",
+	}
+	x, err := index.Open(filepath.Join(t.TempDir(), "x.simidx"), &index.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	for id, text := range texts {
+		if err := x.Add(index.Doc{ID: id, Text: []byte(text)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pair := range [][2]string{{"short1", "short2"}, {"long1", "long2"}, {"short1", "long1"}} {
+		c, err := CompareTexts(context.Background(), f, []byte(texts[pair[0]]), []byte(texts[pair[1]]), 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := x.Compare(pair[0], pair[1], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := float64(c.Similarity.Num) / float64(c.Similarity.Den); got != p.Similarity || p.Similarity == 0 && pair[0] != "short1" {
+			t.Errorf("%s and %s: CompareTexts %v (%v), the index %v", pair[0], pair[1], got, c.Similarity, p.Similarity)
+		}
 	}
 }
