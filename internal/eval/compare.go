@@ -63,8 +63,7 @@ type Comparison struct {
 // canonical words found in both, each as long as it can be. A text
 // without words matches nothing: its ratios are 0, and Exact false. It
 // returns ctx.Err() when ctx is done between two of its steps. Cost: an
-// analysis of each text (two with the MinHash layer), and shingle.Passages
-// over their words.
+// analysis of each text, and shingle.Passages over their words.
 func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, passages int) (Comparison, error) {
 	st := f.Settings()
 	tk, err := shingle.NewTokenizer(&st.Text.Shingle)
@@ -74,12 +73,13 @@ func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, pass
 	wa, wb := tk.AppendWords(nil, a), tk.AppendWords(nil, b)
 	empty := len(wa) == 0 || len(wb) == 0 // matches nothing
 
-	fa, sig, _ := f.Analyze(a)
-	siga := slices.Clone(sig)
-	fb, sigb, _ := f.Analyze(b)
+	// One analysis of each text: what an index stores of it.
+	fa, ha, sig, short, _ := f.AnalyzeText(a)
+	siga, shorta := slices.Clone(sig), slices.Clone(short)
+	fb, hb, sig, short, _ := f.AnalyzeText(b)
+	sigb, shortb := slices.Clone(sig), slices.Clone(short)
 	sa := slices.Clone(f.Shingles(a))
 	sb := f.Shingles(b)
-	ha, hb := f.TextHash(a), f.TextHash(b)
 	if err := ctx.Err(); err != nil {
 		return Comparison{}, err
 	}
@@ -93,12 +93,10 @@ func CompareTexts(ctx context.Context, f *index.Fingerprinter, a, b []byte, pass
 		c.Exact = ha == hb
 	}
 	if st.MinHash && !empty && len(siga) == len(sigb) {
-		shA := slices.Clone(f.Short(a))
-		shB := f.Short(b)
-		if len(shA) > 0 && len(shB) > 0 {
+		if len(shorta) > 0 && len(shortb) > 0 {
 			// Two short texts: the short-text layer's exact similarity.
-			common := shingle.Intersection(shA, shB)
-			c.Similarity = Ratio{common, len(shA) + len(shB) - common}
+			common := shingle.Intersection(shorta, shortb)
+			c.Similarity = Ratio{common, len(shorta) + len(shortb) - common}
 		} else {
 			same := 0
 			for i, v := range siga {
