@@ -63,14 +63,16 @@ type checker struct {
 	m  meta
 	pr problems
 
-	idb *bolt.Bucket // ids
-	exb *bolt.Bucket // exact
-	sb  *bolt.Bucket // sets, or nil
-	shb *bolt.Bucket // shingles, or nil
+	idb  *bolt.Bucket // ids
+	docb *bolt.Bucket // docs
+	exb  *bolt.Bucket // exact
+	sb   *bolt.Bucket // sets, or nil
+	shb  *bolt.Bucket // shingles, or nil
 
 	dense map[uint32]int32 // document number -> its index in fps
 	fps   []uint64
 	recs  []record // text documents with MinHash only: for the bands
+	recN  []uint32 // their numbers
 	texts int
 
 	// The exact keys.

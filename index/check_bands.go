@@ -1,8 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
-
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
@@ -16,11 +14,7 @@ func (ck *checker) bands() {
 	members := 0
 	byN := make(map[uint32]*record, len(ck.recs))
 	for i := range ck.recs {
-		r := &ck.recs[i]
-		v := ck.idb.Get([]byte(r.id))
-		if len(v) == 4 {
-			byN[binary.BigEndian.Uint32(v)] = r
-		}
+		byN[ck.recN[i]] = &ck.recs[i]
 	}
 	bad := func(key []byte, what string) {
 		pr.add("band key %x: %s", key, what)

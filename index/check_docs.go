@@ -16,6 +16,7 @@ func (ck *checker) docs() error {
 		ck.ew = m.exactFrom(x)
 	}
 	ck.idb = tx.Bucket(bucketIDs)
+	ck.docb = tx.Bucket(bucketDocs)
 	ck.exb = tx.Bucket(bucketExact)
 	ck.elv = x.levels()
 	ck.edc = tx.Bucket(bucketDocs).Cursor()
@@ -61,6 +62,7 @@ func (ck *checker) docs() error {
 			if x.settings.MinHash {
 				r.sig = nil
 				ck.recs = append(ck.recs, r)
+				ck.recN = append(ck.recN, n)
 				ck.dense[n] = int32(len(ck.fps))
 				ck.fps = append(ck.fps, r.fp)
 				return nil

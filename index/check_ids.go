@@ -4,12 +4,41 @@ import (
 	"encoding/binary"
 )
 
-// docID checks that ids maps the ID of document n back to it.
+// docID checks that ids maps the ID of document n back to it, and, in a
+// grouped ids bucket, that no other document has its ID.
 func (ck *checker) docID(n uint32, r *record) error {
-	if got := ck.idb.Get([]byte(r.id)); len(got) != 4 || binary.BigEndian.Uint32(got) != n {
-		if !ck.pr.add("document %d (%q): ids does not map back to it", n, r.id) {
-			return errStop
+	if !ck.x.ids.grouped() {
+		if got := ck.idb.Get([]byte(r.id)); len(got) != 4 || binary.BigEndian.Uint32(got) != n {
+			if !ck.pr.add("document %d (%q): ids does not map back to it", n, r.id) {
+				return errStop
+			}
 		}
+		return nil
+	}
+	c := ck.x.ids
+	h := idHash(r.id)
+	var kb [4]byte
+	found := false
+	var other []uint32
+	err := idCandidates(ck.idb.Get(c.key(kb[:0], h)), c.frag(h), func(m uint32) bool {
+		if m == n {
+			found = true
+		} else if v := ck.docb.Get(docKey(m)); v != nil && string(idBytes(v, ck.x.lay)) == r.id {
+			other = append(other, m)
+		}
+		return true
+	})
+	ok := true
+	switch {
+	case err != nil:
+		ok = ck.pr.add("document %d (%q): %v", n, r.id, err)
+	case !found:
+		ok = ck.pr.add("document %d (%q): ids does not map back to it", n, r.id)
+	case len(other) > 0:
+		ok = ck.pr.add("document %d (%q): documents %v have its ID", n, r.id, other)
+	}
+	if !ok {
+		return errStop
 	}
 	return nil
 }
@@ -18,15 +47,44 @@ func (ck *checker) docID(n uint32, r *record) error {
 func (ck *checker) ids() {
 	pr := &ck.pr
 	ids := 0
-	ck.idb.ForEach(func(id, v []byte) error {
+	c := ck.x.ids
+	each := func(key []byte, n uint32) error {
 		ids++
-		if len(v) != 4 {
-			pr.add("ids %q: value of %d bytes", id, len(v))
-		} else if _, ok := ck.dense[binary.BigEndian.Uint32(v)]; !ok {
-			pr.add("ids %q: document %d missing", id, binary.BigEndian.Uint32(v))
+		if _, ok := ck.dense[n]; !ok {
+			if c.grouped() {
+				pr.add("ids group %x: document %d missing", key, n)
+			} else {
+				pr.add("ids %q: document %d missing", key, n)
+			}
 		}
 		if len(pr.list) >= maxProblems {
 			return errStop
+		}
+		return nil
+	}
+	ck.idb.ForEach(func(key, v []byte) error {
+		if !c.grouped() {
+			if len(v) != 4 {
+				pr.add("ids %q: value of %d bytes", key, len(v))
+				return nil
+			}
+			return each(key, binary.BigEndian.Uint32(v))
+		}
+		if len(key) != 4 || string(c.key(nil, uint64(binary.BigEndian.Uint32(key))<<32)) != string(key) {
+			pr.add("ids: key %x is no group's", key)
+			return nil
+		}
+		if err := checkIDGroup(v); err != nil {
+			pr.add("ids group %x: %v", key, err)
+			return nil
+		}
+		if len(v) == 0 {
+			pr.add("ids group %x: empty", key)
+		}
+		for i := range len(v) / idEntrySize {
+			if err := each(key, idEntryAt(v, i).n); err != nil {
+				return err
+			}
 		}
 		return nil
 	})

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,9 +107,17 @@ func recordsAt(t *testing.T, path, id string) []int {
 	}
 	var rec []byte
 	err = db.View(func(tx *bolt.Tx) error {
-		n := tx.Bucket([]byte("ids")).Get([]byte(id))
-		rec = bytes.Clone(tx.Bucket([]byte("docs")).Get(n))
-		return nil
+		// The record that ends with the ID and its checksum (the ids
+		// bucket is keyed by ID hash from schema 11 on).
+		return tx.Bucket([]byte("docs")).ForEach(func(_, v []byte) error {
+			if len(v) >= len(id)+4 && string(v[len(v)-4-len(id):len(v)-4]) == id {
+				if rec != nil {
+					return fmt.Errorf("two records of %s", id)
+				}
+				rec = bytes.Clone(v)
+			}
+			return nil
+		})
 	})
 	db.Close()
 	if err != nil || len(rec) < len(id)+4 {

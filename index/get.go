@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
@@ -22,7 +21,8 @@ type Document struct {
 
 // Get returns what the index stores about the document id, or an error
 // wrapping ErrNotFound, a document logged and not yet in the file
-// included. It costs two bbolt lookups, or a lookup among the pending
+// included. It costs two bbolt lookups (and a binary search of an ID
+// group, see idgroups.go), or a lookup among the pending
 // operations.
 func (x *Index) Get(id string) (Document, error) {
 	if x.pend != nil {
@@ -68,11 +68,17 @@ func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error
 	if loading(tx) {
 		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	v := tx.Bucket(bucketIDs).Get([]byte(id))
-	if len(v) != 4 {
+	docs := tx.Bucket(bucketDocs)
+	n, v, ok, err := x.docRecord(tx.Bucket(bucketIDs), docs, id)
+	if err != nil {
+		return 0, record{}, err
+	}
+	if !ok {
 		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
-	n := binary.BigEndian.Uint32(v)
-	r, err := decodeRecord(tx.Bucket(bucketDocs).Get(docKey(n)), x.lay, full)
+	if v == nil {
+		v = docs.Get(docKey(n))
+	}
+	r, err := decodeRecord(v, x.lay, full)
 	return n, r, err
 }

@@ -26,6 +26,11 @@ type Index struct {
 	// schema 9, by hash (see bandgroups.go).
 	groups groupCodec
 
+	// ids is how the ids bucket keys the documents: by group of the
+	// ID's hash, or with ids.g -1 in an index created before schema 11,
+	// by ID (see idgroups.go).
+	ids idCodec
+
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64
 	closed atomic.Bool

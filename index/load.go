@@ -772,21 +772,30 @@ func (l *loader) phase2() error {
 	}
 
 	// IDs: the last document of each ID wins; earlier ones are dropped.
-	sortIDs(l.ids)
 	dead := make([]bool, len(l.fps))
 	var deadRecs []change
 	var deadIDs []string // for LoadOptions.Replaced
-	for i, e := range l.ids {
-		if i+1 < len(l.ids) && l.ids[i+1].id == e.id {
-			dead[e.n-l.base] = true
-			deadRecs = append(deadRecs, change{n: e.n})
-			if o := l.opts; o.Replaced != nil {
-				deadIDs = append(deadIDs, e.id)
-			}
-			continue
+	kill := func(e idNum) {
+		dead[e.n-l.base] = true
+		deadRecs = append(deadRecs, change{n: e.n})
+		if o := l.opts; o.Replaced != nil {
+			deadIDs = append(deadIDs, e.id)
 		}
-		if err := w.put(bucketIDs, []byte(e.id), docKey(e.n)); err != nil {
+	}
+	if x.ids.grouped() {
+		if err := l.putIDGroups(w, kill); err != nil {
 			return err
+		}
+	} else {
+		sortIDs(l.ids)
+		for i, e := range l.ids {
+			if i+1 < len(l.ids) && l.ids[i+1].id == e.id {
+				kill(e)
+				continue
+			}
+			if err := w.put(bucketIDs, []byte(e.id), docKey(e.n)); err != nil {
+				return err
+			}
 		}
 	}
 	l.st.Replaced += int64(len(deadRecs))

@@ -263,7 +263,8 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var st Settings
 	var fresh bool
-	group := -1 // the band group width (see bandgroups.go)
+	group := -1   // the band group width (see bandgroups.go)
+	idGroup := -1 // the ID group width (see idgroups.go)
 	read := func(t *bolt.Tx) error {
 		tx = t
 		mb := tx.Bucket(bucketMeta)
@@ -290,6 +291,12 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			group = int(g[0])
 		} else if g != nil {
 			return fmt.Errorf("%w: band group width %x", ErrNotIndex, g)
+		}
+		idGroup = -1
+		if g := mb.Get(keyIDGroups); len(g) == 1 && g[0] <= 32 {
+			idGroup = int(g[0])
+		} else if g != nil {
+			return fmt.Errorf("%w: ID group width %x", ErrNotIndex, g)
 		}
 		var p persisted
 		raw := mb.Get(keySettings)
@@ -340,6 +347,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			if fresh {
 				st = want
 				group = bandGroupBits(st.ExpectedDocs)
+				idGroup = idGroupBits(st.ExpectedDocs)
 				return create(tx, st)
 			}
 			return upgrade(tx)
@@ -355,6 +363,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	}
 	x.settings = st
 	x.groups = groupCodecFor(group, st.wide)
+	x.ids = idCodec{g: idGroup}
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
@@ -410,6 +419,9 @@ func create(tx *bolt.Tx, st Settings) error {
 		return err
 	}
 	if err := mb.Put(keyCount, make([]byte, 8)); err != nil {
+		return err
+	}
+	if err := mb.Put(keyIDGroups, []byte{byte(idGroupBits(st.ExpectedDocs))}); err != nil {
 		return err
 	}
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
@@ -469,7 +481,7 @@ func (x *Index) recover() error {
 	})
 }
 
-// upgrade rewrites a file of an older schema as schema 9 when it is
+// upgrade rewrites a file of an older schema as SchemaVersion when it is
 // opened for writing. Schema 2 added the band watermark (meta key
 // bandsfrom) of an index with MinHash, schema 3 the table watermark (meta
 // key tablesfrom). In a file without one, every band posting or table
@@ -501,7 +513,10 @@ func (x *Index) recover() error {
 // index is wide: it keeps the analysis it was created with, since its
 // stored bands are of 64-bit values, and its records and band groups are
 // read and written as before; only the version changes. Indexing the
-// corpus again makes a compact index. A program of an
+// corpus again makes a compact index. Schema 11 groups the ids bucket of
+// an index it creates by the hash of the ID (see idgroups.go, meta key
+// idgroups); an older file keeps a key per ID and is read and written
+// so: only the version changes. A program of an
 // older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -400,20 +400,24 @@ func sigOf(dst []uint64, v []byte, k int) []uint64 {
 }
 
 // idOf returns the ID of record v without decoding the rest.
-func idOf(v []byte, l layout) string {
+func idOf(v []byte, l layout) string { return string(idBytes(v, l)) }
+
+// idBytes returns the ID of record v, aliasing v, without decoding the
+// rest; nil if v is too short to hold one.
+func idBytes(v []byte, l layout) []byte {
 	v = body(v)
 	if len(v) < 9 {
-		return ""
+		return nil
 	}
 	n := 9
 	if isText(v) {
 		t := textLen(v, l)
 		if t < 0 {
-			return ""
+			return nil
 		}
 		n += t
 	}
-	return string(v[n:])
+	return v[n:]
 }
 
 // textHash returns the canonical-text hash of the record v and whether v

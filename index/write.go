@@ -120,16 +120,21 @@ func (x *Index) deleteDirect(ids ...string) (int, error) {
 		var chs []change
 		seen := make(map[uint32]bool)
 		for _, id := range ids {
-			v := idb.Get([]byte(id))
-			if len(v) != 4 {
+			n, v, ok, err := x.docRecord(idb, docs, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
 				continue
 			}
-			n := binary.BigEndian.Uint32(v)
 			if seen[n] {
 				continue
 			}
 			seen[n] = true
-			old, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
+			if v == nil {
+				v = docs.Get(docKey(n))
+			}
+			old, err := decodeRecord(v, x.lay, true)
 			if err != nil {
 				return err
 			}
@@ -265,8 +270,12 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record, names *[]string) (count, 
 			continue
 		}
 		self := int64(-1) // the stored document r replaces
-		if v := idb.Get([]byte(r.id)); len(v) == 4 {
-			self = int64(binary.BigEndian.Uint32(v))
+		n, selfRec, ok, err := x.docRecord(idb, docs, r.id)
+		if err != nil {
+			return 0, 0, 0, err
+		}
+		if ok {
+			self = int64(n)
 		}
 		if r.text && !x.emptyProbe(true, r.exact) {
 			// An exact duplicate of another stored document, or of an
@@ -288,8 +297,10 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record, names *[]string) (count, 
 			batch[r.exact] = true
 		}
 		if self >= 0 {
-			n := uint32(self)
-			old, err := decodeRecord(docs.Get(docKey(n)), x.lay, true)
+			if selfRec == nil {
+				selfRec = docs.Get(docKey(n))
+			}
+			old, err := decodeRecord(selfRec, x.lay, true)
 			if err != nil {
 				return 0, 0, 0, err
 			}
@@ -351,11 +362,14 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		ecur, ew = cur, m.exactFrom(x)
 	}
 	var buf []byte
+	var ids []idOp // the changes of a grouped ids bucket
 	for _, c := range chs {
 		nk := binary.BigEndian.AppendUint32(nil, c.n)
 		if c.old != nil {
 			if c.new == nil || c.old.id != c.new.id {
-				if err := idb.Delete([]byte(c.old.id)); err != nil {
+				if x.ids.grouped() {
+					ids = append(ids, idOp{h: idHash(c.old.id), n: c.n, del: true})
+				} else if err := idb.Delete([]byte(c.old.id)); err != nil {
 					return err
 				}
 			}
@@ -377,7 +391,9 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			continue
 		}
 		if c.old == nil || c.old.id != c.new.id {
-			if err := idb.Put([]byte(c.new.id), nk); err != nil {
+			if x.ids.grouped() {
+				ids = append(ids, idOp{h: idHash(c.new.id), n: c.n})
+			} else if err := idb.Put([]byte(c.new.id), nk); err != nil {
 				return err
 			}
 		}
@@ -397,6 +413,9 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		if err := docs.Put(nk, buf); err != nil {
 			return err
 		}
+	}
+	if err := x.updateIDGroups(idb, ids); err != nil {
+		return err
 	}
 	tw := inBucket
 	if cur != nil {

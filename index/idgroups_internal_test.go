@@ -1,0 +1,230 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"maps"
+	"math/rand/v2"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// TestGoldenIDHash pins the hash of an ID in a grouped ids bucket and the
+// group key and entry bits taken from it: they are persisted.
+func TestGoldenIDHash(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		h    uint64
+		g    int
+		key  string
+		frag uint32
+	}{
+		{"a", 0xd24ec4f1a98c6e5b, 15, "d24e0000", 0x6278d4c6},
+		{"doc-000001", 0xc2acf358cf7785e7, 0, "00000000", 0xc2acf358},
+		{"fortune:ru/2001.06:78", 0xa7ad65e13a0e3397, 20, "a7ad6000", 0x5e13a0e3},
+		{"新闻/東京", 0x40f5654089ba4217, 32, "40f56540", 0x89ba4217},
+	} {
+		h := idHash(c.id)
+		ic := idCodec{g: c.g}
+		got := fmt.Sprintf("%016x %x %08x", h, ic.key(nil, h), ic.frag(h))
+		want := fmt.Sprintf("%016x %s %08x", c.h, c.key, c.frag)
+		if got != want {
+			t.Errorf("%q g %d: got %s, want %s", c.id, c.g, got, want)
+		}
+	}
+}
+
+// collidingIDs are pairs of IDs whose hashes share their leading 48 bits:
+// in a grouped ids bucket of width up to 16 each pair shares a group and
+// an entry's bits, so that a lookup must tell them apart by the record.
+var collidingIDs = [][2]string{
+	{"id7038635", "id18079712"},
+	{"id12315593", "id33235161"},
+	{"id31095333", "id37158158"},
+}
+
+func TestCollidingIDs(t *testing.T) {
+	for _, p := range collidingIDs {
+		a, b := idHash(p[0]), idHash(p[1])
+		if a == b || a>>16 != b>>16 {
+			t.Fatalf("%q and %q: hashes %016x and %016x do not share 48 bits", p[0], p[1], a, b)
+		}
+	}
+	for _, expected := range []int{10, 1000, 1 << 20} {
+		t.Run(strconv.Itoa(expected), func(t *testing.T) {
+			x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal,
+				Settings: &Settings{ExpectedDocs: expected, NoMinHash: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			if g := x.ids.g; g != idGroupBits(expected) || g > 16 {
+				t.Fatalf("group width %d", g)
+			}
+			want := map[string]uint64{}
+			var docs []Doc
+			for i, p := range collidingIDs {
+				for j, id := range p {
+					docs = append(docs, Doc{ID: id, Fingerprint: uint64(10*i + j), Precomputed: true})
+				}
+				// A later document of the first ID replaces it in the load.
+				docs = append(docs, Doc{ID: p[0], Fingerprint: uint64(100 + i), Precomputed: true})
+				want[p[0]], want[p[1]] = uint64(100+i), uint64(10*i+1)
+			}
+			var replaced []string
+			st, err := x.Load(context.Background(), docSeq(docs), &LoadOptions{Replaced: func(id string) { replaced = append(replaced, id) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(replaced)
+			if st.Replaced != 3 || !slices.Equal(replaced, []string{"id12315593", "id31095333", "id7038635"}) {
+				t.Fatalf("replaced %d: %q", st.Replaced, replaced)
+			}
+			check := func(when string) {
+				t.Helper()
+				for _, id := range slices.Sorted(maps.Keys(want)) {
+					d, err := x.Get(id)
+					if err != nil || d.Fingerprint != want[id] {
+						t.Fatalf("%s: Get(%q) = %v, %v; want fingerprint %d", when, id, d, err, want[id])
+					}
+				}
+				for _, p := range collidingIDs {
+					for _, id := range p {
+						if _, ok := want[id]; !ok {
+							if _, err := x.Get(id); !errors.Is(err, ErrNotFound) {
+								t.Fatalf("%s: Get(%q) of a deleted ID: %v", when, id, err)
+							}
+						}
+					}
+				}
+				if err := x.Check(); err != nil {
+					t.Fatalf("%s: %v", when, err)
+				}
+			}
+			check("after the load")
+			// Online: replace one of each pair, delete the other, add it back.
+			for i, p := range collidingIDs {
+				if err := x.AddFingerprint(p[1], uint64(200+i)); err != nil {
+					t.Fatal(err)
+				}
+				want[p[1]] = uint64(200 + i)
+				if n, err := x.Delete(p[0]); err != nil || n != 1 {
+					t.Fatalf("Delete(%q) = %d, %v", p[0], n, err)
+				}
+				delete(want, p[0])
+			}
+			check("after the replacements and deletes")
+			for i, p := range collidingIDs {
+				if err := x.AddFingerprint(p[0], uint64(300+i)); err != nil {
+					t.Fatal(err)
+				}
+				want[p[0]] = uint64(300 + i)
+			}
+			check("after the adds")
+		})
+	}
+}
+
+// docSeq yields docs.
+func docSeq(docs []Doc) iter.Seq2[Doc, error] {
+	return func(yield func(Doc, error) bool) {
+		for _, d := range docs {
+			if !yield(d, nil) {
+				return
+			}
+		}
+	}
+}
+
+// TestIDGroupsModel checks the ids bucket against a map of the IDs
+// stored: a bulk load with repeated IDs, then random adds, replacements
+// and deletes, one at a time and in batches (Load into a non-empty
+// index), with a reopen; every ID of the pool is looked up after each
+// round, and Check passes. The pool holds the colliding IDs, and the
+// group widths include 0, one group for all.
+func TestIDGroupsModel(t *testing.T) {
+	pool := []string{}
+	for _, p := range collidingIDs {
+		pool = append(pool, p[0], p[1])
+	}
+	for i := range 300 {
+		pool = append(pool, "doc-"+strconv.Itoa(i))
+	}
+	for _, expected := range []int{1, 100, 1 << 20} {
+		t.Run(strconv.Itoa(expected), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(expected), 7))
+			path := filepath.Join(t.TempDir(), "x.simidx")
+			opts := &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{ExpectedDocs: expected, NoMinHash: true}}
+			x, err := Open(path, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { x.Close() }()
+			want := map[string]uint64{}
+			batch := func(k int) []Doc {
+				docs := make([]Doc, k)
+				for i := range docs {
+					docs[i] = Doc{ID: pool[rng.IntN(len(pool))], Fingerprint: rng.Uint64(), Precomputed: true}
+					want[docs[i].ID] = docs[i].Fingerprint
+				}
+				return docs
+			}
+			if _, err := x.Load(context.Background(), docSeq(batch(400)), nil); err != nil {
+				t.Fatal(err)
+			}
+			verify := func(round int) {
+				t.Helper()
+				for _, id := range pool {
+					d, err := x.Get(id)
+					fp, ok := want[id]
+					switch {
+					case ok && (err != nil || d.Fingerprint != fp):
+						t.Fatalf("round %d: Get(%q) = %v, %v; want fingerprint %x", round, id, d, err, fp)
+					case !ok && !errors.Is(err, ErrNotFound):
+						t.Fatalf("round %d: Get(%q) of an ID not stored = %v, %v", round, id, d, err)
+					}
+				}
+				if n := x.Len(); n != len(want) {
+					t.Fatalf("round %d: %d documents, want %d", round, n, len(want))
+				}
+				if err := x.Check(); err != nil {
+					t.Fatalf("round %d: %v", round, err)
+				}
+			}
+			verify(0)
+			for round := 1; round <= 6; round++ {
+				for range 40 {
+					id := pool[rng.IntN(len(pool))]
+					if rng.IntN(3) == 0 {
+						if _, err := x.Delete(id); err != nil {
+							t.Fatal(err)
+						}
+						delete(want, id)
+						continue
+					}
+					fp := rng.Uint64()
+					if err := x.AddFingerprint(id, fp); err != nil {
+						t.Fatal(err)
+					}
+					want[id] = fp
+				}
+				if _, err := x.Load(context.Background(), docSeq(batch(50)), &LoadOptions{BatchSize: 16}); err != nil {
+					t.Fatal(err)
+				}
+				verify(round)
+				if round == 3 {
+					if err := x.Close(); err != nil {
+						t.Fatal(err)
+					}
+					if x, err = Open(path, opts); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
