@@ -806,28 +806,21 @@ func (l *loader) phase2() error {
 	}
 	live := int64(len(l.fps) - len(deadRecs))
 
-	// Exact hashes.
-	type hn struct {
-		h uint64
-		n uint32
-	}
-	var ex []hn
+	// Exact hashes, by hash and then number (entries in number order,
+	// sorted stably by hash).
+	tmp := make([]entry, live) // the sorts' scratch
+	var ex []entry
 	for i, h := range l.exact {
 		if l.text[i] && !dead[i] {
-			ex = append(ex, hn{h, l.base + uint32(i)})
+			ex = append(ex, entry{p: h, n: l.base + uint32(i)})
 		}
 	}
-	slices.SortFunc(ex, func(a, b hn) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.n, b.n)
-	})
+	radixSort(ex, tmp[:len(ex)])
 	for i, e := range ex {
-		if i > 0 && ex[i-1].h == e.h && !x.emptyProbe(true, e.h) {
+		if i > 0 && ex[i-1].p == e.p && !x.emptyProbe(true, e.p) {
 			l.st.ExactDuplicates++
 		}
-		if err := w.put(bucketExact, exactKey(e.h, e.n), []byte{}); err != nil {
+		if err := w.put(bucketExact, exactKey(e.p, e.n), []byte{}); err != nil {
 			return err
 		}
 	}
@@ -837,7 +830,6 @@ func (l *loader) phase2() error {
 	es := x.entrySize()
 	kb := uint(64 - x.settings.Design.KeyBits)
 	ents := make([]entry, 0, live)
-	tmp := make([]entry, live)
 	for ti := range x.tables {
 		t := &x.tables[ti]
 		ents = ents[:0]
@@ -948,25 +940,63 @@ func sortIDsIn(ids []idNum, parts int, cmpID func(a, b idNum) int) {
 
 // radixSort sorts es by permuted fingerprint, stably, using tmp (of the
 // same length) as scratch. Entries come in document-number order, so equal
-// fingerprints stay in that order.
+// fingerprints stay in that order. It runs four passes of 16 bits, each on
+// up to GOMAXPROCS goroutines for a long slice (radixPart entries or more
+// a goroutine), which count and then place their own part of it.
 func radixSort(es, tmp []entry) {
+	radixSortIn(es, tmp, min(runtime.GOMAXPROCS(0), len(es)/radixPart))
+}
+
+// radixPart is the least number of entries a goroutine of radixSort
+// sorts.
+const radixPart = 1 << 17
+
+// radixSortIn is radixSort on parts goroutines (one if parts < 2).
+func radixSortIn(es, tmp []entry, parts int) {
+	parts = max(parts, 1)
 	src, dst := es, tmp
-	var cnt [1 << 16]int
+	cnt := make([][1 << 16]int, parts)
+	bounds := make([]int, parts+1)
+	for i := range bounds {
+		bounds[i] = i * len(es) / parts
+	}
+	run := func(f func(p int)) {
+		if parts == 1 {
+			f(0)
+			return
+		}
+		var wg sync.WaitGroup
+		for p := range parts {
+			wg.Go(func() { f(p) })
+		}
+		wg.Wait()
+	}
 	for shift := uint(0); shift < 64; shift += 16 {
-		clear(cnt[:])
-		for _, e := range src {
-			cnt[e.p>>shift&0xffff]++
-		}
+		run(func(p int) {
+			c := &cnt[p]
+			clear(c[:])
+			for _, e := range src[bounds[p]:bounds[p+1]] {
+				c[e.p>>shift&0xffff]++
+			}
+		})
+		// Part p's entries of a digit go after those of the parts
+		// before it: the sort stays stable.
 		sum := 0
-		for i, c := range cnt {
-			cnt[i] = sum
-			sum += c
+		for d := range 1 << 16 {
+			for p := range parts {
+				c := cnt[p][d]
+				cnt[p][d] = sum
+				sum += c
+			}
 		}
-		for _, e := range src {
-			b := e.p >> shift & 0xffff
-			dst[cnt[b]] = e
-			cnt[b]++
-		}
+		run(func(p int) {
+			c := &cnt[p]
+			for _, e := range src[bounds[p]:bounds[p+1]] {
+				b := e.p >> shift & 0xffff
+				dst[c[b]] = e
+				c[b]++
+			}
+		})
 		src, dst = dst, src
 	}
 	// Four passes: the result is back in es.
