@@ -20,7 +20,7 @@ func (ck *checker) docID(n uint32, r *record) error {
 	var kb [4]byte
 	found := false
 	var other []uint32
-	err := idCandidates(ck.idb.Get(c.key(kb[:0], h)), c.frag(h), func(m uint32) bool {
+	err := c.candidates(ck.idb.Get(c.key(kb[:0], h)), c.bits(h), func(m uint32) bool {
 		if m == n {
 			found = true
 		} else if v := ck.docb.Get(docKey(m)); v != nil && string(idBytes(v, ck.x.lay)) == r.id {
@@ -74,15 +74,15 @@ func (ck *checker) ids() {
 			pr.add("ids: key %x is no group's", key)
 			return nil
 		}
-		if err := checkIDGroup(v); err != nil {
+		if err := c.check(v); err != nil {
 			pr.add("ids group %x: %v", key, err)
 			return nil
 		}
 		if len(v) == 0 {
 			pr.add("ids group %x: empty", key)
 		}
-		for i := range len(v) / idEntrySize {
-			if err := each(key, idEntryAt(v, i).n); err != nil {
+		for i := range len(v) / c.size() {
+			if err := each(key, c.entryAt(v, i).n); err != nil {
 				return err
 			}
 		}

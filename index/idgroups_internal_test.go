@@ -29,8 +29,8 @@ func TestGoldenIDHash(t *testing.T) {
 		{"新闻/東京", 0x40f5654089ba4217, 32, "40f56540", 0x89ba4217},
 	} {
 		h := idHash(c.id)
-		ic := idCodec{g: c.g}
-		got := fmt.Sprintf("%016x %x %08x", h, ic.key(nil, h), ic.frag(h))
+		ic := idGroups(c.g)
+		got := fmt.Sprintf("%016x %x %08x", h, ic.key(nil, h), ic.bits(h))
 		want := fmt.Sprintf("%016x %s %08x", c.h, c.key, c.frag)
 		if got != want {
 			t.Errorf("%q g %d: got %s, want %s", c.id, c.g, got, want)
@@ -62,7 +62,7 @@ func TestCollidingIDs(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer x.Close()
-			if g := x.ids.g; g != idGroupBits(expected) || g > 16 {
+			if g := x.ids.g; g != hashGroupBits(expected) || g > 16 {
 				t.Fatalf("group width %d", g)
 			}
 			want := map[string]uint64{}

@@ -29,7 +29,7 @@ type Index struct {
 	// ids is how the ids bucket keys the documents: by group of the
 	// ID's hash, or with ids.g -1 in an index created before schema 11,
 	// by ID (see idgroups.go).
-	ids idCodec
+	ids hashGroups
 
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64

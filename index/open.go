@@ -347,7 +347,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			if fresh {
 				st = want
 				group = bandGroupBits(st.ExpectedDocs)
-				idGroup = idGroupBits(st.ExpectedDocs)
+				idGroup = hashGroupBits(st.ExpectedDocs)
 				return create(tx, st)
 			}
 			return upgrade(tx)
@@ -363,7 +363,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	}
 	x.settings = st
 	x.groups = groupCodecFor(group, st.wide)
-	x.ids = idCodec{g: idGroup}
+	x.ids = idGroups(idGroup)
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
@@ -421,7 +421,7 @@ func create(tx *bolt.Tx, st Settings) error {
 	if err := mb.Put(keyCount, make([]byte, 8)); err != nil {
 		return err
 	}
-	if err := mb.Put(keyIDGroups, []byte{byte(idGroupBits(st.ExpectedDocs))}); err != nil {
+	if err := mb.Put(keyIDGroups, []byte{byte(hashGroupBits(st.ExpectedDocs))}); err != nil {
 		return err
 	}
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}

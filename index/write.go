@@ -362,13 +362,13 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		ecur, ew = cur, m.exactFrom(x)
 	}
 	var buf []byte
-	var ids []idOp // the changes of a grouped ids bucket
+	var ids []hashOp // the changes of a grouped ids bucket
 	for _, c := range chs {
 		nk := binary.BigEndian.AppendUint32(nil, c.n)
 		if c.old != nil {
 			if c.new == nil || c.old.id != c.new.id {
 				if x.ids.grouped() {
-					ids = append(ids, idOp{h: idHash(c.old.id), n: c.n, del: true})
+					ids = append(ids, hashOp{h: idHash(c.old.id), n: c.n, del: true})
 				} else if err := idb.Delete([]byte(c.old.id)); err != nil {
 					return err
 				}
@@ -392,7 +392,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		}
 		if c.old == nil || c.old.id != c.new.id {
 			if x.ids.grouped() {
-				ids = append(ids, idOp{h: idHash(c.new.id), n: c.n})
+				ids = append(ids, hashOp{h: idHash(c.new.id), n: c.n})
 			} else if err := idb.Put([]byte(c.new.id), nk); err != nil {
 				return err
 			}
@@ -414,7 +414,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			return err
 		}
 	}
-	if err := x.updateIDGroups(idb, ids); err != nil {
+	if err := x.ids.update(idb, ids); err != nil {
 		return err
 	}
 	tw := inBucket
