@@ -1,7 +1,6 @@
 package index
 
 import (
-	"encoding/binary"
 	"math/bits"
 	"sync/atomic"
 
@@ -112,12 +111,11 @@ func (x *Index) buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 		})
 	}
 	if eb := tx.Bucket(bucketExact); eb != nil {
-		c := eb.Cursor()
-		for k, _ := c.First(); k != nil; k, _ = c.Next() {
-			if len(k) == 12 {
-				f.add(exactBand, binary.BigEndian.Uint64(k))
-			}
-		}
+		// A damaged key or group is left out (Check reports it).
+		_ = x.eachExact(eb, func([]byte, error) {}, func(h uint64, _ uint32) error {
+			f.add(exactBand, h)
+			return nil
+		})
 	}
 	return f
 }

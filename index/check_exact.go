@@ -4,8 +4,13 @@ package index
 // bucket or, from the exact watermark on, in the in-memory levels.
 func (ck *checker) docExact(n uint32, r *record) error {
 	pr := &ck.pr
+	has, err := ck.x.hasExact(ck.exb, r.exact, n)
 	switch {
-	case ck.exb.Get(exactKey(r.exact, n)) != nil:
+	case err != nil:
+		if !pr.add("document %d (%q): exact: %v", n, r.id, err) {
+			return errStop
+		}
+	case has:
 		ck.ownExact++
 	case n < ck.ew:
 		if !pr.add("document %d (%q): missing from exact", n, r.id) {
@@ -24,11 +29,9 @@ func (ck *checker) docExact(n uint32, r *record) error {
 func (ck *checker) exact() {
 	pr := &ck.pr
 	exacts := 0
-	ck.exb.ForEach(func(key, _ []byte) error {
+	bad := func(key []byte, err error) { pr.add("exact key %x: %v", key, err) }
+	ck.x.eachExact(ck.exb, bad, func(uint64, uint32) error {
 		exacts++
-		if len(key) != 12 {
-			pr.add("exact key of %d bytes", len(key))
-		}
 		if len(pr.list) >= maxProblems {
 			return errStop
 		}

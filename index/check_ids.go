@@ -18,9 +18,17 @@ func (ck *checker) docID(n uint32, r *record) error {
 	c := ck.x.ids
 	h := idHash(r.id)
 	var kb [4]byte
+	key := c.key(kb[:0], h)
+	group := ck.idb.Get(key)
+	if err := c.check(group); err != nil {
+		if !ck.pr.add("document %d (%q): ids group %x: %v", n, r.id, key, err) {
+			return errStop
+		}
+		return nil
+	}
 	found := false
 	var other []uint32
-	err := c.candidates(ck.idb.Get(c.key(kb[:0], h)), c.bits(h), func(m uint32) bool {
+	err := c.candidates(group, c.bits(h), func(m uint32) bool {
 		if m == n {
 			found = true
 		} else if v := ck.docb.Get(docKey(m)); v != nil && string(idBytes(v, ck.x.lay)) == r.id {

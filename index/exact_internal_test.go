@@ -20,29 +20,37 @@ import (
 // (exact keys in the level) and without (in the bucket at once). Texts come
 // from a small pool, so that most hashes have several documents. After
 // every step, every hash of the pool must give exactly the documents whose
-// record has it, and Check must pass.
+// record has it, and Check must pass. The exact bucket is grouped (schema
+// 11) with the default group width, with one group for every hash
+// (expected 1) and with four.
 func TestExactModel(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name      string
 		noMinhash bool
 		recent    int
+		expected  int
 	}{
-		{"minhash, merge a slice per commit", false, 5},
-		{"minhash, merge at once", false, -1},
-		{"minhash, no merge", false, 1 << 20},
-		{"no minhash", true, 5},
+		{"minhash, merge a slice per commit", false, 5, 0},
+		{"minhash, merge at once", false, -1, 0},
+		{"minhash, no merge", false, 1 << 20, 0},
+		{"no minhash", true, 5, 0},
+		{"no minhash, one exact group", true, 5, 1},
+		{"minhash, four exact groups", false, 5, 128},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			rng := rand.New(rand.NewPCG(13, uint64(c.recent)))
 			path := filepath.Join(t.TempDir(), "exact.simidx")
-			opts := &Options{Log: directLogInternal, NoSync: true, RecentBands: c.recent, BandFilter: true, Settings: &Settings{NoMinHash: c.noMinhash}}
+			opts := &Options{Log: directLogInternal, NoSync: true, RecentBands: c.recent, BandFilter: true, Settings: &Settings{NoMinHash: c.noMinhash, ExpectedDocs: c.expected}}
 			x, err := Open(path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer func() { x.Close() }()
+			if c.expected > 0 && x.exact.g != hashGroupBits(c.expected) {
+				t.Fatalf("exact group width %d", x.exact.g)
+			}
 			pool := make([][]byte, 12)
 			for i := range pool {
 				pool[i] = fmt.Appendf(nil, "text number %d of the pool, with words enough for shingles: alpha beta gamma delta", i)

@@ -1,8 +1,6 @@
 package index
 
 import (
-	"bytes"
-	"encoding/binary"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -34,13 +32,7 @@ func (x *Index) exactHits(hits []hit, tx *bolt.Tx, bf *bandFilter, docs *bolt.Bu
 // levels, a map lookup per level and a seek per document found there.
 func (x *Index) appendExact(dst []uint32, tx *bolt.Tx, docs *bolt.Cursor, h uint64) []uint32 {
 	start := len(dst)
-	prefix := exactKey(h, 0)[:8]
-	c := tx.Bucket(bucketExact).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		if len(k) == 12 {
-			dst = append(dst, binary.BigEndian.Uint32(k[8:]))
-		}
-	}
+	dst = x.exactIn(dst, tx.Bucket(bucketExact), h)
 	if lv := x.levels(); lv[0] != nil {
 		mid := len(dst)
 		if dst = x.recentDocs(dst, lv, docs, exactBand, h); mid > start && len(dst) > mid {

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -10,7 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
 )
 
 // TestGoldenIDHash pins the hash of an ID in a grouped ids bucket and the
@@ -224,6 +228,113 @@ func TestIDGroupsModel(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestHashGroupsCodec round-trips random hashes and numbers through the
+// entries of an exact group (every bit of the hash after the group's) and
+// an ID group (32 of them), for every group width.
+func TestHashGroupsCodec(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for g := 0; g <= 32; g++ {
+		for _, c := range []hashGroups{exactGroups(g), idGroups(g)} {
+			for range 200 {
+				h, n := rng.Uint64(), rng.Uint32()
+				key := c.key(nil, h)
+				if p := uint64(binary.BigEndian.Uint32(key)) << 32; p>>(64-g) != h>>(64-g) && g > 0 || len(key) != 4 {
+					t.Fatalf("g %d: key %x of %016x", g, key, h)
+				}
+				v := c.appendEntry(nil, hashEntry{c.bits(h), n})
+				if len(v) != c.size() {
+					t.Fatalf("g %d w %d: entry of %d bytes", g, c.w, len(v))
+				}
+				e := c.entryAt(v, 0)
+				if e.n != n || e.bits != c.bits(h) {
+					t.Fatalf("g %d w %d: entry %+v, want %x %d", g, c.w, e, c.bits(h), n)
+				}
+				if c.w == exactGroups(g).w {
+					if got := c.hash(key, e.bits); got != h {
+						t.Fatalf("g %d: hash %016x, want %016x", g, got, h)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestHashGroupsDamage damages an ID group and an exact group of an index
+// (a truncated entry, two entries out of order, an extra entry of a
+// missing document) and checks that Check reports each, and that a
+// lookup through a truncated group fails with ErrCorrupt instead of
+// answering.
+func TestHashGroupsDamage(t *testing.T) {
+	for _, c := range []struct {
+		bucket, damage, want string
+	}{
+		{"ids", "truncate", "hash group of 23 bytes"},
+		{"ids", "order", "out of order"},
+		{"ids", "extra", "4 ids for 3 documents"},
+		{"exact", "truncate", "hash group of 35 bytes"},
+		{"exact", "order", "out of order"},
+		{"exact", "extra", "4 exact keys for 3 documents"},
+	} {
+		t.Run(c.bucket+" "+c.damage, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "d.simidx")
+			o := &Options{Log: directLogInternal, NoSync: true, Settings: &Settings{ExpectedDocs: 1, NoMinHash: true}}
+			x, err := Open(path, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := []byte("the same text of a few words, twice over")
+			for _, id := range []string{"a", "b", "c"} {
+				if err := x.Add(Doc{ID: id, Text: text}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hc := x.ids
+			if c.bucket == "exact" {
+				hc = x.exact
+			}
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+			updateFile(t, path, func(tx *bolt.Tx) error {
+				b := tx.Bucket([]byte(c.bucket))
+				k, v := b.Cursor().First() // one group: ExpectedDocs 1
+				if m, _ := hc.entries(v); m != 3 {
+					return fmt.Errorf("%d entries in the group, want 3", m)
+				}
+				switch c.damage {
+				case "truncate":
+					v = slices.Clone(v[:len(v)-1])
+				case "order":
+					v = append(slices.Clone(v[hc.size():2*hc.size()]), v[:hc.size()]...)
+					v = append(v, v[2*hc.size():]...)
+				case "extra":
+					e := hc.entryAt(v, 2)
+					e.n += 100
+					v = hc.appendEntry(slices.Clone(v), e)
+				}
+				return b.Put(slices.Clone(k), v)
+			})
+			if x, err = Open(path, o); err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			if err := x.Check(); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Check: %v, want %q", err, c.want)
+			}
+			if c.damage != "truncate" {
+				return
+			}
+			if c.bucket == "ids" {
+				if _, err := x.Get("a"); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("Get through a truncated group: %v, want ErrCorrupt", err)
+				}
+			} else if _, err := x.Query(text, nil); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("Query through a truncated group: %v, want ErrCorrupt", err)
 			}
 		})
 	}

@@ -31,6 +31,11 @@ type Index struct {
 	// by ID (see idgroups.go).
 	ids hashGroups
 
+	// exact is how the exact bucket keys its pairs: by group of the hash,
+	// or with exact.g -1 in an index created before schema 11, a key per
+	// pair (see exactgroups.go).
+	exact hashGroups
+
 	wmu    sync.Mutex // serializes writers
 	count  atomic.Int64
 	closed atomic.Bool

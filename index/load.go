@@ -820,8 +820,16 @@ func (l *loader) phase2() error {
 		if i > 0 && ex[i-1].p == e.p && !x.emptyProbe(true, e.p) {
 			l.st.ExactDuplicates++
 		}
-		if err := w.put(bucketExact, exactKey(e.p, e.n), []byte{}); err != nil {
+	}
+	if x.exact.grouped() {
+		if err := x.exact.put(w, bucketExact, ex); err != nil {
 			return err
+		}
+	} else {
+		for _, e := range ex {
+			if err := w.put(bucketExact, exactKey(e.p, e.n), []byte{}); err != nil {
+				return err
+			}
 		}
 	}
 	ex = nil

@@ -171,6 +171,16 @@ func (x *Index) mergeSlice() (bool, error) {
 // over the bucket, which rewrites each of its pages at most once, where
 // an add that wrote its key at once dirtied a page of its own.
 func (x *Index) mergeExact(tx *bolt.Tx, from, to uint32) error {
+	exb := tx.Bucket(bucketExact)
+	if x.exact.grouped() {
+		var ops []hashOp
+		for n, v := range docRange(tx, from, to) {
+			if h, ok := bandOf(v, x.lay, exactBand); ok {
+				ops = append(ops, hashOp{h: h, n: n})
+			}
+		}
+		return x.exact.update(exb, ops)
+	}
 	var keys [][]byte
 	for n, v := range docRange(tx, from, to) {
 		if h, ok := bandOf(v, x.lay, exactBand); ok {
@@ -178,7 +188,6 @@ func (x *Index) mergeExact(tx *bolt.Tx, from, to uint32) error {
 		}
 	}
 	slices.SortFunc(keys, bytes.Compare)
-	exb := tx.Bucket(bucketExact)
 	for _, k := range keys {
 		if err := exb.Put(k, []byte{}); err != nil {
 			return err

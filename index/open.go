@@ -263,8 +263,9 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	var st Settings
 	var fresh bool
-	group := -1   // the band group width (see bandgroups.go)
-	idGroup := -1 // the ID group width (see idgroups.go)
+	group := -1      // the band group width (see bandgroups.go)
+	idGroup := -1    // the ID group width (see idgroups.go)
+	exactGroup := -1 // the exact group width (see exactgroups.go)
 	read := func(t *bolt.Tx) error {
 		tx = t
 		mb := tx.Bucket(bucketMeta)
@@ -292,11 +293,16 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		} else if g != nil {
 			return fmt.Errorf("%w: band group width %x", ErrNotIndex, g)
 		}
-		idGroup = -1
+		idGroup, exactGroup = -1, -1
 		if g := mb.Get(keyIDGroups); len(g) == 1 && g[0] <= 32 {
 			idGroup = int(g[0])
 		} else if g != nil {
 			return fmt.Errorf("%w: ID group width %x", ErrNotIndex, g)
+		}
+		if g := mb.Get(keyExactGroups); len(g) == 1 && g[0] <= 32 {
+			exactGroup = int(g[0])
+		} else if g != nil {
+			return fmt.Errorf("%w: exact group width %x", ErrNotIndex, g)
 		}
 		var p persisted
 		raw := mb.Get(keySettings)
@@ -348,6 +354,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 				st = want
 				group = bandGroupBits(st.ExpectedDocs)
 				idGroup = hashGroupBits(st.ExpectedDocs)
+				exactGroup = idGroup
 				return create(tx, st)
 			}
 			return upgrade(tx)
@@ -364,6 +371,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.settings = st
 	x.groups = groupCodecFor(group, st.wide)
 	x.ids = idGroups(idGroup)
+	x.exact = exactGroups(exactGroup)
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
@@ -421,7 +429,11 @@ func create(tx *bolt.Tx, st Settings) error {
 	if err := mb.Put(keyCount, make([]byte, 8)); err != nil {
 		return err
 	}
-	if err := mb.Put(keyIDGroups, []byte{byte(hashGroupBits(st.ExpectedDocs))}); err != nil {
+	g := []byte{byte(hashGroupBits(st.ExpectedDocs))}
+	if err := mb.Put(keyIDGroups, g); err != nil {
+		return err
+	}
+	if err := mb.Put(keyExactGroups, g); err != nil {
 		return err
 	}
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
@@ -515,9 +527,10 @@ func (x *Index) recover() error {
 // read and written as before; only the version changes. Indexing the
 // corpus again makes a compact index. Schema 11 groups the ids bucket of
 // an index it creates by the hash of the ID (see idgroups.go, meta key
-// idgroups); an older file keeps a key per ID and is read and written
-// so: only the version changes. A program of an
-// older schema refuses the upgraded file (ErrVersion): it would miss the
+// idgroups) and the exact bucket by the canonical-text hash (see
+// exactgroups.go, meta key exactgroups); an older file keeps a key per ID
+// and per exact pair, and is read and written so: only the version
+// changes. A program of an older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {
 	mb := tx.Bucket(bucketMeta)

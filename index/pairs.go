@@ -187,21 +187,20 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 	// The hashes of two documents or more, each once: runs of the bucket,
 	// and the exact keys of the levels.
 	var hs []uint64
-	c := tx.Bucket(bucketExact).Cursor()
 	var prev uint64
 	run := 0
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		if len(k) != 12 {
-			continue
-		}
-		h := binary.BigEndian.Uint64(k)
+	err := x.eachExact(tx.Bucket(bucketExact), nil, func(h uint64, _ uint32) error {
 		if run > 0 && h == prev {
 			if run++; run == 2 {
 				hs = append(hs, h)
 			}
-			continue
+			return nil
 		}
 		prev, run = h, 1
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	for _, r := range x.levels() {
 		for _, k := range r.keys() {

@@ -362,7 +362,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		ecur, ew = cur, m.exactFrom(x)
 	}
 	var buf []byte
-	var ids []hashOp // the changes of a grouped ids bucket
+	var ids, exact []hashOp // the changes of grouped ids and exact buckets
 	for _, c := range chs {
 		nk := binary.BigEndian.AppendUint32(nil, c.n)
 		if c.old != nil {
@@ -376,7 +376,9 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			if c.old.text {
 				// Whatever the watermark: a key from before the level
 				// took them (schema 3) must not outlive its text.
-				if err := exb.Delete(exactKey(c.old.exact, c.n)); err != nil {
+				if x.exact.grouped() {
+					exact = append(exact, hashOp{h: c.old.exact, n: c.n, del: true})
+				} else if err := exb.Delete(exactKey(c.old.exact, c.n)); err != nil {
 					return err
 				}
 			}
@@ -403,10 +405,15 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			if f != nil {
 				f.add(exactBand, c.new.exact)
 			}
-			if ecur != nil && c.n >= ew {
+			switch {
+			case ecur != nil && c.n >= ew:
 				ecur.addExact(c.n, c.new.exact)
-			} else if err := exb.Put(exactKey(c.new.exact, c.n), []byte{}); err != nil {
-				return err
+			case x.exact.grouped():
+				exact = append(exact, hashOp{h: c.new.exact, n: c.n})
+			default:
+				if err := exb.Put(exactKey(c.new.exact, c.n), []byte{}); err != nil {
+					return err
+				}
 			}
 		}
 		buf = encodeRecord(nil, c.new, x.lay)
@@ -415,6 +422,9 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 		}
 	}
 	if err := x.ids.update(idb, ids); err != nil {
+		return err
+	}
+	if err := x.exact.update(exb, exact); err != nil {
 		return err
 	}
 	tw := inBucket
