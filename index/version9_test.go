@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -103,6 +104,18 @@ func TestUpgradeVersion9(t *testing.T) {
 	if ms, err := x.QueryID("short-g", nil); err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == "short-a" }) {
 		t.Fatalf("after an add: query of short-g: %v, %v", ms, err)
 	}
+	// The ids bucket of the older schema (a key per ID) is written as
+	// such: a delete and an add of the same ID, and a replace by another
+	// text and back.
+	if n, err := x.Delete("short-g"); n != 1 || err != nil {
+		t.Fatalf("delete: %d, %v", n, err)
+	}
+	if _, err := x.Get("short-g"); !errors.Is(err, index.ErrNotFound) {
+		t.Fatalf("Get of a deleted ID: %v", err)
+	}
+	add("short-g", "A text of other words altogether, for a moment.")
+	add("short-g", "The quick brown fox jumps over the lazy dog near the river bank tonight.")
+	check(x, "after a delete, an add and a replace", index.SchemaVersion, 19)
 	x.Close()
 
 	// A merge of the levels after every commit moves the online adds of
