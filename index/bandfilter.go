@@ -22,6 +22,10 @@ type bandFilter struct {
 	blocks []filterBlock
 	keys   atomic.Int64 // keys that set a new bit: distinct keys, about
 	limit  int64        // keys beyond which the filter is rebuilt larger
+	// allExact makes the filter hold every exact hash: the exact bucket
+	// had a damaged group when it was built, whose hashes must reach a
+	// lookup, which reports the damage (set before the filter is shared).
+	allExact bool
 }
 
 // filterBlock is one cache line of the filter: a key sets filterProbes of
@@ -84,6 +88,9 @@ func (f *bandFilter) add(i int, h uint64) {
 // has reports whether band i with hash h may have a posting: false means
 // certainly not. Cost: one cache line.
 func (f *bandFilter) has(i int, h uint64) bool {
+	if i == exactBand && f.allExact {
+		return true
+	}
 	b, y := f.locate(i, h)
 	for p := range filterProbes {
 		bit := (y >> (9 * p)) & 511
@@ -111,8 +118,9 @@ func (x *Index) buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 		})
 	}
 	if eb := tx.Bucket(bucketExact); eb != nil {
-		// A damaged key or group is left out (Check reports it).
-		_ = x.eachExact(eb, func([]byte, error) {}, func(h uint64, _ uint32) error {
+		// A damaged group lets every exact hash through, to the lookup
+		// that reports it.
+		_ = x.eachExact(eb, func([]byte, string) { f.allExact = true }, func(h uint64, _ uint32) error {
 			f.add(exactBand, h)
 			return nil
 		})

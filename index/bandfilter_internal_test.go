@@ -112,10 +112,11 @@ func TestBandFilterGrows(t *testing.T) {
 
 // TestBandFilterSizedByKeys checks that the filter of an index of many
 // fingerprints and a few texts is sized by the texts' keys, not by the
-// documents, and that it still holds every key after a reopen.
+// documents, and that it still holds every key after a reopen, those of
+// the buckets (merged at once) and those of the levels.
 func TestBandFilterSizedByKeys(t *testing.T) {
 	path := t.TempDir() + "/fps.simidx"
-	x, err := Open(path, &Options{Log: directLogInternal, NoSync: true, BandFilter: true})
+	x, err := Open(path, &Options{Log: directLogInternal, NoSync: true, BandFilter: true, RecentBands: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,17 +153,30 @@ func TestBandFilterSizedByKeys(t *testing.T) {
 		t.Errorf("filter of 20,000 fingerprints and 100 texts: room for %d keys, %d keys", f.limit, keys)
 	}
 	err = x.db.View(func(tx *bolt.Tx) error {
-		for _, name := range [][]byte{bucketBands, bucketExact} {
-			c := tx.Bucket(name).Cursor()
-			for k, _ := c.First(); k != nil; k, _ = c.Next() {
-				b, h := exactBand, binary.BigEndian.Uint64(k)
-				if len(k) == 9 {
-					b, h = int(k[0]), binary.BigEndian.Uint64(k[1:])
-				}
-				if !f.has(b, h) {
-					t.Fatalf("key %x of %s not in the filter", k, name)
-				}
+		bands, exacts := 0, 0
+		bad := func(key []byte, what string) { t.Fatalf("key %x: %s", key, what) }
+		err := x.eachBandPosting(tx.Bucket(bucketBands), bad, func(b int, h uint64, _ []byte) error {
+			bands++
+			if !f.has(b, h) {
+				t.Fatalf("band %d hash %016x not in the filter", b, h)
 			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		err = x.eachExact(tx.Bucket(bucketExact), nil, func(h uint64, _ uint32) error {
+			exacts++
+			if !f.has(exactBand, h) {
+				t.Fatalf("exact hash %016x not in the filter", h)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if bands < 100*x.settings.Bands || exacts != 100 {
+			t.Fatalf("%d band hashes and %d exact hashes in the buckets, want at least %d and 100", bands, exacts, 100*x.settings.Bands)
 		}
 		for _, r := range x.levels() {
 			for _, k := range r.keys() {

@@ -73,7 +73,11 @@ type checker struct {
 	fps   []uint64
 	recs  []record // text documents with MinHash only: for the bands
 	recN  []uint32 // their numbers
-	texts int
+
+	// groups holds what is wrong with each ID or exact group validated so
+	// far ("" for nothing), by bucket and key (see groupProblem).
+	groups map[string]string
+	texts  int
 
 	// The exact keys.
 	ownExact int // text documents whose exact key is in the bucket

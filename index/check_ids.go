@@ -20,8 +20,8 @@ func (ck *checker) docID(n uint32, r *record) error {
 	var kb [4]byte
 	key := c.key(kb[:0], h)
 	group := ck.idb.Get(key)
-	if err := c.check(group); err != nil {
-		if !ck.pr.add("document %d (%q): ids group %x: %v", n, r.id, key, err) {
+	if p := ck.groupProblem(bucketIDs, c, key, group); p != "" {
+		if !ck.pr.add("document %d (%q): ids group %x: %s", n, r.id, key, p) {
 			return errStop
 		}
 		return nil
@@ -78,12 +78,12 @@ func (ck *checker) ids() {
 			}
 			return each(key, binary.BigEndian.Uint32(v))
 		}
-		if len(key) != 4 || string(c.key(nil, uint64(binary.BigEndian.Uint32(key))<<32)) != string(key) {
+		if len(key) != 4 || c.prefix(uint64(binary.BigEndian.Uint32(key))<<32) != binary.BigEndian.Uint32(key) {
 			pr.add("ids: key %x is no group's", key)
 			return nil
 		}
-		if err := c.check(v); err != nil {
-			pr.add("ids group %x: %v", key, err)
+		if p := ck.groupProblem(bucketIDs, c, key, v); p != "" {
+			pr.add("ids group %x: %s", key, p)
 			return nil
 		}
 		if len(v) == 0 {

@@ -43,11 +43,11 @@ func exactGroups(g int) hashGroups {
 type groupDamage struct {
 	bucket string
 	key    []byte
-	err    error
+	what   string
 }
 
 func (d groupDamage) String() string {
-	return fmt.Sprintf("%s group %x: %v", d.bucket, d.key, d.err)
+	return fmt.Sprintf("%s group %x: %s", d.bucket, d.key, d.what)
 }
 
 // exactIn appends to dst the numbers of the documents under hash h in the
@@ -68,66 +68,45 @@ func (x *Index) exactIn(dst []uint32, exb *bolt.Bucket, h uint64) []uint32 {
 	}
 	var kb [4]byte
 	key := c.key(kb[:0], h)
-	err := c.candidates(exb.Get(key), c.bits(h), func(n uint32) bool {
+	v := exb.Get(key)
+	err := c.candidates(v, c.bits(h), func(n uint32) bool {
 		dst = append(dst, n)
 		return true
 	})
 	if err != nil {
-		panic(groupDamage{"exact", bytes.Clone(key), err})
+		panic(groupDamage{"exact", bytes.Clone(key), c.problem(v)})
 	}
 	return dst
-}
-
-// hasExact reports whether the exact bucket exb holds document n under
-// hash h, and an error wrapping ErrCorrupt for a damaged group. It checks
-// the whole group (for Check).
-func (x *Index) hasExact(exb *bolt.Bucket, h uint64, n uint32) (bool, error) {
-	c := x.exact
-	if !c.grouped() {
-		return exb.Get(exactKey(h, n)) != nil, nil
-	}
-	var kb [4]byte
-	key := c.key(kb[:0], h)
-	group := exb.Get(key)
-	if err := c.check(group); err != nil {
-		return false, fmt.Errorf("group %x: %w", key, err)
-	}
-	found := false
-	err := c.candidates(group, c.bits(h), func(m uint32) bool {
-		found = m == n
-		return m < n
-	})
-	return found, err
 }
 
 // eachExact calls fn with each pair of the exact bucket exb, by hash and
 // then number, until fn returns an error. A malformed key or group is
 // told to bad and skipped or, with bad nil, ends the scan with an error
 // wrapping ErrCorrupt. It costs a pass over the bucket.
-func (x *Index) eachExact(exb *bolt.Bucket, bad func(key []byte, err error), fn func(h uint64, n uint32) error) error {
+func (x *Index) eachExact(exb *bolt.Bucket, bad func(key []byte, what string), fn func(h uint64, n uint32) error) error {
 	c := x.exact
-	fail := func(key []byte, err error) error {
+	fail := func(key []byte, what string) error {
 		if bad == nil {
-			return fmt.Errorf("exact key %x: %w", key, err)
+			return fmt.Errorf("%w: exact key %x: %s", ErrCorrupt, key, what)
 		}
-		bad(key, err)
+		bad(key, what)
 		return nil
 	}
 	return exb.ForEach(func(k, v []byte) error {
 		if !c.grouped() {
 			if len(k) != 12 {
-				return fail(k, fmt.Errorf("%w: key of %d bytes", ErrCorrupt, len(k)))
+				return fail(k, fmt.Sprintf("key of %d bytes", len(k)))
 			}
 			return fn(binary.BigEndian.Uint64(k), binary.BigEndian.Uint32(k[8:]))
 		}
-		if len(k) != 4 || string(c.key(nil, uint64(binary.BigEndian.Uint32(k))<<32)) != string(k) {
-			return fail(k, fmt.Errorf("%w: no group's key", ErrCorrupt))
+		if len(k) != 4 || c.prefix(uint64(binary.BigEndian.Uint32(k))<<32) != binary.BigEndian.Uint32(k) {
+			return fail(k, "no group's key")
 		}
-		if err := c.check(v); err != nil {
-			return fail(k, err)
+		if p := c.problem(v); p != "" {
+			return fail(k, p)
 		}
 		if len(v) == 0 {
-			return fail(k, fmt.Errorf("%w: empty group", ErrCorrupt))
+			return fail(k, "empty group")
 		}
 		for i := range len(v) / c.size() {
 			e := c.entryAt(v, i)

@@ -46,11 +46,16 @@ func (c hashGroups) size() int { return c.w + 4 }
 
 // key appends to dst the key of the group of hash h.
 func (c hashGroups) key(dst []byte, h uint64) []byte {
+	return binary.BigEndian.AppendUint32(dst, c.prefix(h))
+}
+
+// prefix returns the key of the group of hash h as a number.
+func (c hashGroups) prefix(h uint64) uint32 {
 	p := uint32(h >> 32)
 	if c.g < 32 {
 		p &^= 1<<(32-c.g) - 1
 	}
-	return binary.BigEndian.AppendUint32(dst, p)
+	return p
 }
 
 // bits returns the bits of h that an entry holds: the leading 8w after
@@ -97,44 +102,51 @@ func (c hashGroups) entryAt(v []byte, i int) hashEntry {
 // wrapping ErrCorrupt if v is not a whole number of them.
 func (c hashGroups) entries(v []byte) (int, error) {
 	if len(v)%c.size() != 0 {
-		return 0, fmt.Errorf("%w: hash group of %d bytes", ErrCorrupt, len(v))
+		return 0, fmt.Errorf("%w: %s", ErrCorrupt, c.problem(v))
 	}
 	return len(v) / c.size(), nil
 }
 
-// check returns an error wrapping ErrCorrupt if v is not a sequence of
-// entries in increasing order.
-func (c hashGroups) check(v []byte) error {
-	m, err := c.entries(v)
-	if err != nil {
-		return err
+// problem describes what is wrong with group value v, "" if it is a
+// sequence of entries in increasing order. It costs a pass over v.
+func (c hashGroups) problem(v []byte) string {
+	if len(v)%c.size() != 0 {
+		return fmt.Sprintf("hash group of %d bytes, not a whole number of %d-byte entries", len(v), c.size())
 	}
-	for i := 1; i < m; i++ {
+	for i := 1; i < len(v)/c.size(); i++ {
 		if cmpHashEntry(c.entryAt(v, i-1), c.entryAt(v, i)) >= 0 {
-			return fmt.Errorf("%w: hash group out of order at entry %d", ErrCorrupt, i)
+			return fmt.Sprintf("hash group out of order at entry %d", i)
 		}
 	}
-	return nil
+	return ""
 }
 
-// candidates calls fn with the number of each entry of group value v
-// whose bits are bits, in increasing order, until fn returns false. It
-// costs a binary search of the group. It fails with ErrCorrupt if v is
-// not a whole number of entries.
-func (c hashGroups) candidates(v []byte, bits uint64, fn func(n uint32) bool) error {
-	m, err := c.entries(v)
-	if err != nil {
-		return err
-	}
+// search returns the index of the first entry of group value v (a whole
+// number of entries) not below e, and whether it is e: a binary search.
+func (c hashGroups) search(v []byte, e hashEntry) (int, bool) {
+	m := len(v) / c.size()
 	lo, hi := 0, m
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
-		if c.entryAt(v, mid).bits < bits {
+		if cmpHashEntry(c.entryAt(v, mid), e) < 0 {
 			lo = mid + 1
 		} else {
 			hi = mid
 		}
 	}
+	return lo, lo < m && c.entryAt(v, lo) == e
+}
+
+// candidates calls fn with the number of each entry of group value v
+// whose bits are bits, in increasing order, until fn returns false. It
+// costs a binary search of the group and a step per such entry. It fails
+// with ErrCorrupt if v is not a whole number of entries.
+func (c hashGroups) candidates(v []byte, bits uint64, fn func(n uint32) bool) error {
+	m, err := c.entries(v)
+	if err != nil {
+		return err
+	}
+	lo, _ := c.search(v, hashEntry{bits: bits})
 	for i := lo; i < m; i++ {
 		e := c.entryAt(v, i)
 		if e.bits != bits || !fn(e.n) {
@@ -152,48 +164,61 @@ type hashOp struct {
 	del bool
 }
 
-// update applies ops to the grouped bucket b: it reads and rewrites each
-// group that ops change, once. It sorts ops, keeping the order of the ops
-// of one entry: the last wins. An entry to add that is there, or to remove
-// that is not, is no error.
+// update applies ops to the grouped bucket b: it reads each group that
+// ops change and, if they change it, rewrites it once, merging its
+// entries with the ops in one pass. It sorts ops by entry, keeping the
+// order of the ops of one entry: the last wins. An entry to add that is
+// there, or to remove that is not, is no error. Cost: for each group, a
+// pass over it and, if changed, a write of it.
 func (c hashGroups) update(b *bolt.Bucket, ops []hashOp) error {
-	slices.SortStableFunc(ops, func(a, b hashOp) int {
-		if c := cmp.Compare(a.h, b.h); c != 0 {
-			return c
+	slices.SortStableFunc(ops, func(x, y hashOp) int {
+		if d := cmp.Compare(c.prefix(x.h), c.prefix(y.h)); d != 0 {
+			return d
 		}
-		return cmp.Compare(a.n, b.n)
+		return cmpHashEntry(hashEntry{c.bits(x.h), x.n}, hashEntry{c.bits(y.h), y.n})
 	})
-	var kb, ka [4]byte
+	var kb [4]byte
 	var ents []hashEntry
 	for i := 0; i < len(ops); {
 		key := c.key(kb[:0], ops[i].h)
 		j := i + 1
-		for j < len(ops) && string(c.key(ka[:0], ops[j].h)) == string(key) {
+		for j < len(ops) && c.prefix(ops[j].h) == c.prefix(ops[i].h) {
 			j++
 		}
 		old := b.Get(key)
-		if err := c.check(old); err != nil {
-			return err
+		if p := c.problem(old); p != "" {
+			return fmt.Errorf("%w: group %x: %s", ErrCorrupt, key, p)
 		}
 		ents = ents[:0]
-		for k := range len(old) / c.size() {
+		changed := false
+		k, m := 0, len(old)/c.size()
+		for o := i; o < j; o++ {
+			e := hashEntry{c.bits(ops[o].h), ops[o].n}
+			if o+1 < j && (hashEntry{c.bits(ops[o+1].h), ops[o+1].n}) == e {
+				continue // a later op of the same entry wins
+			}
+			for ; k < m && cmpHashEntry(c.entryAt(old, k), e) < 0; k++ {
+				ents = append(ents, c.entryAt(old, k))
+			}
+			there := k < m && c.entryAt(old, k) == e
+			if there {
+				k++
+			}
+			if !ops[o].del {
+				ents = append(ents, e)
+			}
+			changed = changed || there == ops[o].del
+		}
+		if !changed {
+			i = j
+			continue
+		}
+		for ; k < m; k++ {
 			ents = append(ents, c.entryAt(old, k))
 		}
-		for _, op := range ops[i:j] {
-			e := hashEntry{c.bits(op.h), op.n}
-			k, ok := slices.BinarySearchFunc(ents, e, cmpHashEntry)
-			switch {
-			case op.del && ok:
-				ents = slices.Delete(ents, k, k+1)
-			case !op.del && !ok:
-				ents = slices.Insert(ents, k, e)
-			}
-		}
 		if len(ents) == 0 {
-			if old != nil {
-				if err := b.Delete(key); err != nil {
-					return err
-				}
+			if err := b.Delete(key); err != nil {
+				return err
 			}
 		} else if err := b.Put(key, c.encode(ents)); err != nil { // Put copies the key
 			return err
@@ -217,13 +242,13 @@ func (c hashGroups) encode(ents []hashEntry) []byte {
 // es: the pairs (hash p, document number n) sorted by hash. An entry with
 // n math.MaxUint32 is left out.
 func (c hashGroups) put(w *bulkWriter, name []byte, es []entry) error {
-	var kb, ka [4]byte
+	var kb [4]byte
 	var ents []hashEntry
 	for i := 0; i < len(es); {
 		key := c.key(kb[:0], es[i].p)
 		ents = ents[:0]
 		j := i
-		for ; j < len(es) && string(c.key(ka[:0], es[j].p)) == string(key); j++ {
+		for ; j < len(es) && c.prefix(es[j].p) == c.prefix(es[i].p); j++ {
 			if es[j].n != math.MaxUint32 {
 				ents = append(ents, hashEntry{c.bits(es[j].p), es[j].n})
 			}

@@ -42,18 +42,12 @@ func idGroups(g int) hashGroups { return hashGroups{g: g, w: 4} }
 // pins it.
 func idHash(id string) uint64 { return xxhash.Sum64String(id) }
 
-// docNumber returns the number of the stored document id, and false if
-// there is none. idb and docs are the ids and docs buckets of the
+// docRecord returns the number of the stored document id, and false if
+// there is none, and in a grouped ids bucket the record it read (nil
+// before schema 11). idb and docs are the ids and docs buckets of the
 // transaction. It costs a bbolt lookup before schema 11, and a lookup, a
 // binary search of the group and a record read (per entry whose hash bits
 // match, about one) in a grouped ids bucket.
-func (x *Index) docNumber(idb, docs *bolt.Bucket, id string) (uint32, bool, error) {
-	n, _, ok, err := x.docRecord(idb, docs, id)
-	return n, ok, err
-}
-
-// docRecord is docNumber that also returns the record it read, in a
-// grouped ids bucket (nil before schema 11).
 func (x *Index) docRecord(idb, docs *bolt.Bucket, id string) (uint32, []byte, bool, error) {
 	c := x.ids
 	if !c.grouped() {

@@ -267,22 +267,25 @@ func TestHashGroupsCodec(t *testing.T) {
 // TestHashGroupsDamage damages an ID group and an exact group of an index
 // (a truncated entry, two entries out of order, an extra entry of a
 // missing document) and checks that Check reports each, and that a
-// lookup through a truncated group fails with ErrCorrupt instead of
-// answering.
+// lookup or a write through a truncated group fails with ErrCorrupt
+// instead of answering, with and without the band filter, leaving the
+// index as it was.
 func TestHashGroupsDamage(t *testing.T) {
 	for _, c := range []struct {
 		bucket, damage, want string
+		filter               bool
 	}{
-		{"ids", "truncate", "hash group of 23 bytes"},
-		{"ids", "order", "out of order"},
-		{"ids", "extra", "4 ids for 3 documents"},
-		{"exact", "truncate", "hash group of 35 bytes"},
-		{"exact", "order", "out of order"},
-		{"exact", "extra", "4 exact keys for 3 documents"},
+		{"ids", "truncate", "hash group of 23 bytes", false},
+		{"ids", "order", "out of order", false},
+		{"ids", "extra", "4 ids for 3 documents", false},
+		{"exact", "truncate", "hash group of 35 bytes", false},
+		{"exact", "truncate", "hash group of 35 bytes", true},
+		{"exact", "order", "out of order", false},
+		{"exact", "extra", "4 exact keys for 3 documents", false},
 	} {
-		t.Run(c.bucket+" "+c.damage, func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s %s filter=%v", c.bucket, c.damage, c.filter), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "d.simidx")
-			o := &Options{Log: directLogInternal, NoSync: true, Settings: &Settings{ExpectedDocs: 1, NoMinHash: true}}
+			o := &Options{Log: directLogInternal, NoSync: true, BandFilter: c.filter, Settings: &Settings{ExpectedDocs: 1, NoMinHash: true}}
 			x, err := Open(path, o)
 			if err != nil {
 				t.Fatal(err)
@@ -309,9 +312,9 @@ func TestHashGroupsDamage(t *testing.T) {
 				switch c.damage {
 				case "truncate":
 					v = slices.Clone(v[:len(v)-1])
-				case "order":
-					v = append(slices.Clone(v[hc.size():2*hc.size()]), v[:hc.size()]...)
-					v = append(v, v[2*hc.size():]...)
+				case "order": // entries 1, 0, 2
+					s := hc.size()
+					v = slices.Concat(v[s:2*s], v[:s], v[2*s:])
 				case "extra":
 					e := hc.entryAt(v, 2)
 					e.n += 100
@@ -333,9 +336,108 @@ func TestHashGroupsDamage(t *testing.T) {
 				if _, err := x.Get("a"); !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("Get through a truncated group: %v, want ErrCorrupt", err)
 				}
-			} else if _, err := x.Query(text, nil); !errors.Is(err, ErrCorrupt) {
-				t.Fatalf("Query through a truncated group: %v, want ErrCorrupt", err)
+				if err := x.Add(Doc{ID: "d", Text: []byte("another text")}); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("Add through a truncated group: %v, want ErrCorrupt", err)
+				}
+			} else {
+				if _, err := x.Query(text, nil); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("Query through a truncated group: %v, want ErrCorrupt", err)
+				}
+				if err := x.Add(Doc{ID: "d", Text: text}); !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("Add through a truncated group: %v, want ErrCorrupt", err)
+				}
+			}
+			if n := x.Len(); n != 3 {
+				t.Fatalf("%d documents after a failed add, want 3", n)
+			}
+			if c.bucket == "ids" { // every exact hash is in the one exact group
+				if ms, err := x.Query([]byte("a text of other words altogether"), nil); err != nil || len(ms) != 0 {
+					t.Fatalf("a query away from the damage: %v, %v", ms, err)
+				}
 			}
 		})
+	}
+}
+
+// TestHashGroupsUpdate checks update on a bbolt bucket: ops that change
+// nothing (an entry added that is there, one removed that is not) leave
+// the group unwritten; several ops of one entry in a batch end as the
+// last says; and the result equals a set of the pairs kept in the test.
+func TestHashGroupsUpdate(t *testing.T) {
+	db, err := bolt.Open(filepath.Join(t.TempDir(), "u.db"), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	name := []byte("g")
+	for _, c := range []hashGroups{exactGroups(0), exactGroups(3), idGroups(2)} {
+		rng := rand.New(rand.NewPCG(7, uint64(c.g)))
+		want := map[hashEntry]bool{}
+		hashes := make([]uint64, 40)
+		for i := range hashes {
+			hashes[i] = rng.Uint64()
+		}
+		err := db.Update(func(tx *bolt.Tx) error {
+			_ = tx.DeleteBucket(name)
+			_, err := tx.CreateBucket(name)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 30 {
+			var ops []hashOp
+			for range rng.IntN(20) {
+				op := hashOp{h: hashes[rng.IntN(len(hashes))], n: uint32(rng.IntN(4)), del: rng.IntN(3) == 0}
+				ops = append(ops, op)
+				if op.del {
+					delete(want, hashEntry{c.bits(op.h), op.n})
+				} else {
+					want[hashEntry{c.bits(op.h), op.n}] = true
+				}
+			}
+			err := db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(name)
+				if err := c.update(b, ops); err != nil {
+					return err
+				}
+				// Ops that change nothing write nothing.
+				k, v := b.Cursor().First()
+				if k == nil {
+					return nil
+				}
+				e := c.entryAt(v, 0)
+				h := c.hash(k, e.bits)
+				if c.w != exactGroups(c.g).w {
+					return nil // an ID group's entries do not hold the whole hash
+				}
+				before := &b.Get(k)[0]
+				if err := c.update(b, []hashOp{{h: h, n: e.n}, {h: h, n: e.n + 1<<31, del: true}}); err != nil {
+					return err
+				}
+				if &b.Get(k)[0] != before {
+					return fmt.Errorf("round %d: a group rewritten by ops that change nothing", round)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[hashEntry]bool{}
+			db.View(func(tx *bolt.Tx) error {
+				return tx.Bucket(name).ForEach(func(k, v []byte) error {
+					if p := c.problem(v); p != "" || len(v) == 0 {
+						t.Fatalf("round %d: group %x: %q", round, k, p)
+					}
+					for i := range len(v) / c.size() {
+						got[c.entryAt(v, i)] = true
+					}
+					return nil
+				})
+			})
+			if !maps.Equal(got, want) {
+				t.Fatalf("g %d w %d round %d: %d entries, want %d", c.g, c.w, round, len(got), len(want))
+			}
+		}
 	}
 }

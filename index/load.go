@@ -34,7 +34,7 @@ type LoadOptions struct {
 
 	// Replaced, if set, is called on the goroutine that called Load with
 	// the ID of each document replaced by a later document of the same
-	// ID, once the replacement is committed.
+	// ID, once the replacement is committed, in no particular order.
 	Replaced func(id string)
 
 	// Empty, if set, is called on the goroutine that called Load with the

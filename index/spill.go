@@ -74,7 +74,7 @@ func (s *postingSorter) sortBuf() {
 				if cap(tmp) < len(es) {
 					tmp = make([]entry, len(es))
 				}
-				radixSort(es, tmp[:len(es)])
+				radixSortIn(es, tmp[:len(es)], 1) // on this goroutine: the sorts of the slots run at once
 			}
 		}()
 	}
