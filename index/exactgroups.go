@@ -85,35 +85,33 @@ func (x *Index) exactIn(dst []uint32, exb *bolt.Bucket, h uint64) []uint32 {
 // wrapping ErrCorrupt. It costs a pass over the bucket.
 func (x *Index) eachExact(exb *bolt.Bucket, bad func(key []byte, what string), fn func(h uint64, n uint32) error) error {
 	c := x.exact
-	fail := func(key []byte, what string) error {
-		if bad == nil {
-			return fmt.Errorf("%w: exact key %x: %s", ErrCorrupt, key, what)
+	var damage error // the first damage, with bad nil
+	if bad == nil {
+		bad = func(key []byte, what string) {
+			if damage == nil {
+				damage = fmt.Errorf("%w: exact key %x: %s", ErrCorrupt, key, what)
+			}
 		}
-		bad(key, what)
-		return nil
 	}
-	return exb.ForEach(func(k, v []byte) error {
-		if !c.grouped() {
+	var err error
+	if c.grouped() {
+		err = c.each(exb, bad, func(k []byte, e hashEntry) error {
+			if damage != nil {
+				return damage
+			}
+			return fn(c.hash(k, e.bits), e.n)
+		})
+	} else {
+		err = exb.ForEach(func(k, _ []byte) error {
 			if len(k) != 12 {
-				return fail(k, fmt.Sprintf("key of %d bytes", len(k)))
+				bad(k, fmt.Sprintf("key of %d bytes", len(k)))
+				return damage
 			}
 			return fn(binary.BigEndian.Uint64(k), binary.BigEndian.Uint32(k[8:]))
-		}
-		if len(k) != 4 || c.prefix(uint64(binary.BigEndian.Uint32(k))<<32) != binary.BigEndian.Uint32(k) {
-			return fail(k, "no group's key")
-		}
-		if p := c.problem(v); p != "" {
-			return fail(k, p)
-		}
-		if len(v) == 0 {
-			return fail(k, "empty group")
-		}
-		for i := range len(v) / c.size() {
-			e := c.entryAt(v, i)
-			if err := fn(c.hash(k, e.bits), e.n); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		})
+	}
+	if err == nil {
+		err = damage
+	}
+	return err
 }

@@ -156,6 +156,33 @@ func (c hashGroups) candidates(v []byte, bits uint64, fn func(n uint32) bool) er
 	return nil
 }
 
+// each calls fn with each entry of the grouped bucket b and the key of
+// its group, in order, until fn returns an error. A key that is no
+// group's, a damaged group or an empty one is told to bad and skipped.
+// It costs a pass over the bucket.
+func (c hashGroups) each(b *bolt.Bucket, bad func(key []byte, what string), fn func(key []byte, e hashEntry) error) error {
+	return b.ForEach(func(k, v []byte) error {
+		if len(k) != 4 || c.prefix(uint64(binary.BigEndian.Uint32(k))<<32) != binary.BigEndian.Uint32(k) {
+			bad(k, "no group's key")
+			return nil
+		}
+		if p := c.problem(v); p != "" {
+			bad(k, p)
+			return nil
+		}
+		if len(v) == 0 {
+			bad(k, "empty group")
+			return nil
+		}
+		for i := range len(v) / c.size() {
+			if err := fn(k, c.entryAt(v, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // hashOp is a change of a grouped bucket: the entry of the document n
 // under hash h is added or, with del, removed.
 type hashOp struct {
