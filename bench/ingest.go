@@ -604,7 +604,7 @@ func ingestCorpusDoc(name string) string {
 
 // ingestSerial says which stage of a load runs on one goroutine, as the
 // profiles show.
-const ingestSerial = "One stage of a load runs on one goroutine and bounds the speed-up from a second core: bbolt's puts, each a search of the B+tree from its root (`Cursor.search`, `cmpbody`), of the document records as they are analysed and, at the end of a load into a new index, of the ID, exact, table and band groups, while a second goroutine merges the sorted runs of band postings. Every bucket but the records is grouped: about 16 band hashes a put (schema 9), and 32 IDs or exact hashes a put (schema 11), at the expected size; the radix sorts of the IDs, exact hashes and tables run on all cores. JSON lines are decoded in one validating pass on the reading goroutine (`jsondoc.Document`)."
+const ingestSerial = "One stage of a load runs on one goroutine and bounds the speed-up from a second core: bbolt's puts, each a search of the B+tree from its root (`Cursor.search`, `cmpbody`), of the groups of document records as they are analysed and, at the end of a load into a new index, of the ID, exact, table and band groups, while a second goroutine merges the sorted runs of band postings. Every bucket is grouped: about 16 band hashes a put (schema 9), 32 IDs or exact hashes a put (schema 11) at the expected size, and as many records as fill a page a put (schema 12); the radix sorts of the IDs, exact hashes and tables run on all cores. JSON lines are decoded in one validating pass on the reading goroutine (`jsondoc.Document`)."
 
 // readIngestResults reads the results that ingest -json wrote to the
 // comma-separated paths, one run each (for example one per corpus), as

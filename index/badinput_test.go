@@ -104,8 +104,11 @@ func TestCorruptRecordIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Update(func(tx *bolt.Tx) error {
-		// Drop one document's record behind the index's back.
-		return tx.Bucket([]byte("docs")).Delete([]byte{0, 0, 0, 7})
+		// Drop the first key of the docs bucket, one document's record
+		// or a group of them, behind the index's back.
+		b := tx.Bucket([]byte("docs"))
+		k, _ := b.Cursor().First()
+		return b.Delete(bytes.Clone(k))
 	})
 	db.Close()
 	x, err := index.Open(path, nil)

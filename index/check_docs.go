@@ -20,14 +20,17 @@ func (ck *checker) docs() error {
 	ck.exb = tx.Bucket(bucketExact)
 	ck.elv = x.levels()
 	ck.edc = tx.Bucket(bucketDocs).Cursor()
-	err := tx.Bucket(bucketDocs).ForEach(func(key, v []byte) error {
-		if len(key) != 4 {
-			if !pr.add("docs key of %d bytes", len(key)) {
+	// The keys cover disjoint ranges of numbers in key order (see
+	// docgroups.go): a document out of order is in two places.
+	prev, seen := uint32(0), false
+	doc := func(n uint32, v []byte) error {
+		key := docKey(n)
+		if seen && n <= prev {
+			if !pr.add("document %d after document %d", n, prev) {
 				return errStop
 			}
-			return nil
 		}
-		n := binary.BigEndian.Uint32(key)
+		prev, seen = n, true
 		if n >= m.next {
 			if !pr.add("document %d at or above the next number %d", n, m.next) {
 				return errStop
@@ -73,7 +76,35 @@ func (ck *checker) docs() error {
 		ck.dense[n] = int32(len(ck.fps))
 		ck.fps = append(ck.fps, r.fp)
 		return nil
-	})
+	}
+	var err error
+	c := tx.Bucket(bucketDocs).Cursor()
+	for key, v := c.First(); key != nil && err == nil; key, v = c.Next() {
+		switch {
+		case len(key) == 4:
+			err = doc(binary.BigEndian.Uint32(key), v)
+		case isDocGroupKey(key):
+			g, what := openDocGroup(key, v)
+			if what == "" {
+				what = g.problem()
+			}
+			if what != "" {
+				if !pr.add("docs group %x: %s", key, what) {
+					err = errStop
+				}
+				continue
+			}
+			for i := 0; i <= int(g.last-g.first) && err == nil; i++ {
+				if r, _ := g.slot(i); r != nil {
+					err = doc(g.first+uint32(i), r)
+				}
+			}
+		default:
+			if !pr.add("docs key of %d bytes", len(key)) {
+				err = errStop
+			}
+		}
+	}
 	if err != nil && err != errStop {
 		return err
 	}

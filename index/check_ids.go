@@ -31,7 +31,7 @@ func (ck *checker) docID(n uint32, r *record) error {
 	_ = c.candidates(group, c.bits(h), func(m uint32) bool { // the group is whole (groupProblem)
 		if m == n {
 			found = true
-		} else if v := ck.docb.Get(docKey(m)); v != nil && string(idBytes(v, ck.x.lay)) == r.id {
+		} else if v := getRecord(ck.docb, m); v != nil && string(idBytes(v, ck.x.lay)) == r.id {
 			other = append(other, m)
 		}
 		return true

@@ -109,12 +109,14 @@ func recordsAt(t *testing.T, path, id string) []int {
 	err = db.View(func(tx *bolt.Tx) error {
 		// The record that ends with the ID and its checksum (the ids
 		// bucket is keyed by ID hash from schema 11 on).
-		return tx.Bucket([]byte("docs")).ForEach(func(_, v []byte) error {
-			if len(v) >= len(id)+4 && string(v[len(v)-4-len(id):len(v)-4]) == id {
-				if rec != nil {
-					return fmt.Errorf("two records of %s", id)
+		return tx.Bucket([]byte("docs")).ForEach(func(k, gv []byte) error {
+			for _, v := range index.StoredRecords(k, gv) {
+				if len(v) >= len(id)+4 && string(v[len(v)-4-len(id):len(v)-4]) == id {
+					if rec != nil {
+						return fmt.Errorf("two records of %s", id)
+					}
+					rec = bytes.Clone(v)
 				}
-				rec = bytes.Clone(v)
 			}
 			return nil
 		})

@@ -142,7 +142,7 @@ func (x *Index) Clusters(ctx context.Context, opts *QueryOptions, fn func(Cluste
 				byRoot[r] = c
 				clusters = append(clusters, Cluster{Members: make([]Member, 0, size[r]+1)})
 			}
-			v := docs.Get(docKey(uint32(i)))
+			v := getRecord(docs, uint32(i))
 			if len(v) < 9 {
 				return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, i)
 			}
@@ -219,7 +219,7 @@ func (x *Index) SimilarID(id string) (string, error) {
 			a := queue[0]
 			queue = queue[1:]
 			if a != n {
-				if r, err = decodeRecord(docs.Get(docKey(a)), x.lay, true); err != nil {
+				if r, err = decodeRecord(getRecord(docs, a), x.lay, true); err != nil {
 					return err
 				}
 				if r.id < rep {

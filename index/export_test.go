@@ -78,3 +78,22 @@ func SetPairWorkers(x *Index, n int, small bool) (started, running func() int64)
 	}
 	return st.started.Load, st.running.Load
 }
+
+// StoredRecords returns the records that the value v of key k of the docs
+// bucket holds: v itself, or the records of a group (see docgroups.go).
+func StoredRecords(k, v []byte) [][]byte {
+	if !isDocGroupKey(k) {
+		return [][]byte{v}
+	}
+	g, what := openDocGroup(k, v)
+	if what != "" {
+		return nil
+	}
+	var rs [][]byte
+	for i := range int(g.last - g.first + 1) {
+		if r, _ := g.slot(i); r != nil {
+			rs = append(rs, r)
+		}
+	}
+	return rs
+}

@@ -77,7 +77,7 @@ func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error
 		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
 	if v == nil {
-		v = docs.Get(docKey(n))
+		v = getRecord(docs, n)
 	}
 	r, err := decodeRecord(v, x.lay, full)
 	return n, r, err

@@ -64,7 +64,7 @@ func (x *Index) docRecord(idb, docs *bolt.Bucket, id string) (uint32, []byte, bo
 	found := false
 	var ferr error
 	err := c.candidates(idb.Get(c.key(kb[:0], h)), c.bits(h), func(m uint32) bool {
-		v := docs.Get(docKey(m))
+		v := getRecord(docs, m)
 		if v == nil {
 			ferr = fmt.Errorf("%w: ids: document %d missing", ErrCorrupt, m)
 			return false

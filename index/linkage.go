@@ -153,7 +153,7 @@ func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Membe
 		for w, bits := range paired {
 			for ; bits != 0; bits &= bits - 1 {
 				n := uint32(w*64 + mathbits.TrailingZeros64(bits))
-				v := docs.Get(docKey(n))
+				v := getRecord(docs, n)
 				if len(v) < 9 {
 					return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, n)
 				}

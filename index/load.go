@@ -540,12 +540,36 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 		}
 		docs := tx.Bucket(bucketDocs)
 		docs.FillPercent = 1.0
+		// The records go in groups of consecutive documents (see
+		// docgroups.go); a group of one under the document's own key.
+		var grp [][]byte
+		var first uint32
+		size := 0
+		put := func() error {
+			var err error
+			switch len(grp) {
+			case 0:
+			case 1:
+				err = docs.Put(docKey(first), grp[0])
+			default:
+				err = docs.Put(docGroupKey(first+uint32(len(grp)-1)), appendDocGroup(make([]byte, 0, 1+2*len(grp)+size), grp))
+			}
+			grp, size = grp[:0], 0
+			return err
+		}
 		for i := range recs {
 			r := &recs[i]
 			n := l.base + uint32(len(l.fps))
-			if err := docs.Put(docKey(n), encs[i]); err != nil {
-				return err
+			if len(grp) == docGroupDocs || 1+2*(len(grp)+1)+size+len(encs[i]) > docGroupValue {
+				if err := put(); err != nil {
+					return err
+				}
 			}
+			if len(grp) == 0 {
+				first = n
+			}
+			grp = append(grp, encs[i])
+			size += len(encs[i])
 			if r.text {
 				if err := x.putShingles(tx, n, r); err != nil {
 					return err
@@ -558,6 +582,9 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 			l.fps = append(l.fps, r.fp)
 			l.exact = append(l.exact, r.exact)
 			l.text = append(l.text, r.text)
+		}
+		if err := put(); err != nil {
+			return err
 		}
 		m.loading = true
 		return x.writeMeta(tx, m)
@@ -1071,7 +1098,7 @@ func (w *bulkWriter) drop(n uint32) error {
 	if err := w.x.putShingles(w.tx, n, nil); err != nil {
 		return err
 	}
-	return w.tx.Bucket(bucketDocs).Delete(docKey(n))
+	return deleteRecord(w.tx.Bucket(bucketDocs), n)
 }
 
 // commit writes m (clearing the loading flag) and commits.

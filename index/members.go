@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math/bits"
 
@@ -30,18 +29,17 @@ func (x *Index) Members(ctx context.Context, fn func(Member) error) error {
 		if loading(tx) {
 			return nil
 		}
-		c := tx.Bucket(bucketDocs).Cursor()
 		done := 0
-		for k, v := c.First(); k != nil; k, v = c.Next() {
+		for n, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), 0, nil) {
 			if done++; done%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			if len(k) != 4 || len(v) < 9 {
+			if len(v) < 9 {
 				return fmt.Errorf("%w: bad document record", ErrCorrupt)
 			}
-			if err := callUser(fn, x.member(binary.BigEndian.Uint32(k), v)); err != nil {
+			if err := callUser(fn, x.member(n, v)); err != nil {
 				return err
 			}
 		}

@@ -530,7 +530,10 @@ func (x *Index) recover() error {
 // idgroups) and the exact bucket by the canonical-text hash (see
 // exactgroups.go, meta key exactgroups); an older file keeps a key per ID
 // and per exact pair, and is read and written so: only the version
-// changes. A program of an older schema refuses the upgraded file (ErrVersion): it would miss the
+// changes. Schema 12 lets the docs bucket hold groups of the records of
+// consecutive documents (see docgroups.go), which a bulk load writes; an
+// older file has a key per document, which schema 12 reads and writes as
+// well: only the version changes. A program of an older schema refuses the upgraded file (ErrVersion): it would miss the
 // documents of the in-memory levels.
 func upgrade(tx *bolt.Tx) error {
 	mb := tx.Bucket(bucketMeta)

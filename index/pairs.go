@@ -84,7 +84,7 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 		docs := tx.Bucket(bucketDocs)
 		sent := 0
 		return x.pairs(ctx, tx, bf, q, func(a, b uint32, d int, sim float64) error {
-			va, vb := docs.Get(docKey(a)), docs.Get(docKey(b))
+			va, vb := getRecord(docs, a), getRecord(docs, b)
 			ha, ta := textHash(va)
 			hb, tb := textHash(vb)
 			p := Pair{
@@ -281,7 +281,7 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []
 	verified := w.verifier()
 	similarity := func(a, b uint32) (float64, bool) {
 		if x.settings.hasShort() {
-			va, vb := docs.Get(docKey(a)), docs.Get(docKey(b))
+			va, vb := getRecord(docs, a), getRecord(docs, b)
 			ha, hb = shortOf(ha, va, x.lay), shortOf(hb, vb, x.lay)
 			if len(ha) > 0 && len(hb) > 0 {
 				return setJaccard(ha, hb), true
@@ -293,13 +293,13 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []
 			}
 		}
 		if x.lay.sets {
-			return x.pairSetSimilarity(docs.Get(docKey(a)), docs.Get(docKey(b))), false
+			return x.pairSetSimilarity(getRecord(docs, a), getRecord(docs, b)), false
 		}
 		if !x.settings.MinHash {
 			return 0, false
 		}
-		sa = sigOf(sa, docs.Get(docKey(a)), mk)
-		sb = sigOf(sb, docs.Get(docKey(b)), mk)
+		sa = sigOf(sa, getRecord(docs, a), mk)
+		sb = sigOf(sb, getRecord(docs, b), mk)
 		// Added by fingerprint (no signature): the fingerprint rule alone.
 		return textSimilarity(sa, nil, sb, nil)
 	}
@@ -457,16 +457,12 @@ func (x *Index) pairSetSimilarity(va, vb []byte) float64 {
 func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryParams, fn func(a, b uint32, d int, sim float64) error) error {
 	sq := q
 	sq.fp, sq.limit = false, 0
-	c := tx.Bucket(bucketDocs).Cursor()
 	done := 0
-	for k, v := c.First(); k != nil; k, v = c.Next() {
+	for a, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), 0, nil) {
 		if done++; done%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-		}
-		if len(k) != 4 {
-			continue
 		}
 		r, err := decodeRecord(v, x.lay, true)
 		if err != nil {
@@ -475,7 +471,6 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 		if !r.text || x.emptyProbe(true, r.exact) {
 			continue
 		}
-		a := binary.BigEndian.Uint32(k)
 		ms, err := x.find(tx, bf, probe{fp: r.fp, text: true, exact: r.exact, set: r.set, self: int64(a)}, sq)
 		if err != nil {
 			return err
@@ -578,7 +573,7 @@ func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, 
 	if v, ok := cache.get(n); ok {
 		return v, nil
 	}
-	v := w.docs.Get(docKey(n))
+	v := getRecord(w.docs, n)
 	if r, err := decodeRecord(v, x.lay, false); err != nil {
 		return nil, err
 	} else if !r.text {

@@ -13,7 +13,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// A record is the value of a document in the docs bucket:
+// A record is the value of a document in the docs bucket, or its slot in a
+// group of records (see docgroups.go):
 //
 //	fingerprint uint64 | flags byte | [exact uint64 | sig k*w | [bands b*uint64] | [n byte | set n*uint64] | [m byte | short m*s]] | ID
 //
@@ -176,18 +177,6 @@ type layout struct {
 
 // docKey returns the key of document number n in the docs bucket.
 func docKey(n uint32) []byte { return binary.BigEndian.AppendUint32(make([]byte, 0, 4), n) }
-
-// seekRecord returns the record of document n through c, a cursor of the
-// docs bucket, or nil if there is none. It costs one cursor seek, forward
-// seeks cheapest, and allocates nothing.
-func seekRecord(c *bolt.Cursor, n uint32) []byte {
-	var dk [4]byte
-	key := binary.BigEndian.AppendUint32(dk[:0], n)
-	if k, v := c.Seek(key); string(k) == string(key) {
-		return v
-	}
-	return nil
-}
 
 // encodeRecord appends the encoding of r to b for an index of layout l.
 func encodeRecord(b []byte, r *record, l layout) []byte {
@@ -522,15 +511,10 @@ func readPosting(bm *roaring.Bitmap, v []byte) error {
 
 // docRange yields the number and record of every document numbered from
 // `from` up to `to` in tx, in order. It costs a cursor seek and a step per
-// record.
+// record. A damaged group of records panics with groupDamage.
 func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
 	return func(yield func(uint32, []byte) bool) {
-		c := tx.Bucket(bucketDocs).Cursor()
-		for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
-			if len(k) != 4 {
-				continue
-			}
-			n := binary.BigEndian.Uint32(k)
+		for n, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), from, nil) {
 			if n >= to || !yield(n, v) {
 				return
 			}

@@ -132,7 +132,7 @@ func (x *Index) deleteDirect(ids ...string) (int, error) {
 			}
 			seen[n] = true
 			if v == nil {
-				v = docs.Get(docKey(n))
+				v = getRecord(docs, n)
 			}
 			old, err := decodeRecord(v, x.lay, true)
 			if err != nil {
@@ -298,7 +298,7 @@ func (x *Index) addRecords(tx *bolt.Tx, recs []record, names *[]string) (count, 
 		}
 		if self >= 0 {
 			if selfRec == nil {
-				selfRec = docs.Get(docKey(n))
+				selfRec = getRecord(docs, n)
 			}
 			old, err := decodeRecord(selfRec, x.lay, true)
 			if err != nil {
@@ -387,7 +387,7 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			return err
 		}
 		if c.new == nil {
-			if err := docs.Delete(nk); err != nil {
+			if err := deleteRecord(docs, c.n); err != nil {
 				return err
 			}
 			continue
@@ -417,7 +417,13 @@ func (x *Index) apply(tx *bolt.Tx, chs []change) error {
 			}
 		}
 		buf = encodeRecord(nil, c.new, x.lay)
-		if err := docs.Put(nk, buf); err != nil {
+		var err error
+		if c.old == nil {
+			err = docs.Put(nk, buf) // a new number, past every group of records
+		} else {
+			err = putRecord(docs, c.n, buf)
+		}
+		if err != nil {
 			return err
 		}
 	}

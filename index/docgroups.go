@@ -1,0 +1,298 @@
+package index
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"iter"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Groups of document records (schema 12). A bulk load writes the records
+// of consecutive documents as one value of the docs bucket, so that it
+// costs one bbolt put (a search of the B+tree from its root, and a node
+// element of 16 bytes and a key) per group instead of one per document:
+//
+//	key:   the number of the group's last document (4 bytes, big-endian), then a zero byte
+//	value: c byte | c ends uint16 | the records, one after another
+//
+// The group holds documents last-c+1 to last; the record of the i-th
+// (from 0) is records[end[i-1]:end[i]] (end[-1] = 0), and a slot whose
+// record has the length 0 holds no document. A group's key sorts after
+// the key of its last document and before that of the next one, so a seek
+// to the key of document n finds n's own key, if there is one, or else
+// the first group that ends at or after n, which holds n if it starts at
+// or before it.
+//
+// Every other write keeps a key per document: an add takes a new number,
+// past every group, and the replacement or deletion of a grouped document
+// splits its group in two around it (see ungroup), putting the new record
+// under its own key. So the keys of the bucket cover disjoint ranges of
+// numbers in the order of the keys: a document is in one group or under its
+// own key, never both, the documents come in increasing order in a pass
+// over the keys, and a group is never written with more than it was
+// loaded with.
+//
+// A bulk load ends a group before the record that would take its value
+// past docGroupValue: bbolt fills a leaf page with elements up to the page
+// size, so groups that fill a page to within a record waste less than
+// that, where values of half a page and a little more would waste nearly
+// half of it. The bound is of a 4 KiB page whatever the file's page size,
+// so that the layout does not depend on the machine: k such groups fill a
+// page of k times 4 KiB as well.
+const (
+	docGroupDocs = 255 // documents in a group, at most (one byte)
+	// docGroupValue is a 4 KiB page less its header, a leaf element and
+	// the key of a group.
+	docGroupValue = 4096 - 16 - 16 - 5
+)
+
+// docGroupKey returns the key of a group of records whose last document
+// is last.
+func docGroupKey(last uint32) []byte {
+	return append(binary.BigEndian.AppendUint32(make([]byte, 0, 5), last), 0)
+}
+
+// isDocGroupKey reports whether k is the key of a group of records.
+func isDocGroupKey(k []byte) bool { return len(k) == 5 && k[4] == 0 }
+
+// appendDocGroup appends to dst the value of a group of the records recs
+// of consecutive documents (nil for a slot without one): at most 255 of
+// them, and a value of at most 64 KiB.
+func appendDocGroup(dst []byte, recs [][]byte) []byte {
+	dst = append(dst, byte(len(recs)))
+	end := 0
+	for _, r := range recs {
+		end += len(r)
+		dst = binary.BigEndian.AppendUint16(dst, uint16(end))
+	}
+	for _, r := range recs {
+		dst = append(dst, r...)
+	}
+	return dst
+}
+
+// docGroup is a group of records read from the docs bucket.
+type docGroup struct {
+	first, last uint32
+	ends        []byte // 2 bytes a slot
+	data        []byte // the records
+}
+
+// openDocGroup returns the group under key k with value v, or what is
+// wrong with it. It checks the header and the end of the records, not
+// each slot's bounds: see slot and problem.
+func openDocGroup(k, v []byte) (docGroup, string) {
+	if !isDocGroupKey(k) {
+		return docGroup{}, fmt.Sprintf("key of %d bytes", len(k))
+	}
+	if len(v) == 0 || v[0] == 0 {
+		return docGroup{}, "no slots"
+	}
+	c := int(v[0])
+	last := binary.BigEndian.Uint32(k)
+	if uint32(c-1) > last {
+		return docGroup{}, fmt.Sprintf("%d slots before document %d", c, last)
+	}
+	if len(v) < 1+2*c {
+		return docGroup{}, fmt.Sprintf("%d bytes for %d slots", len(v), c)
+	}
+	g := docGroup{first: last - uint32(c-1), last: last, ends: v[1 : 1+2*c], data: v[1+2*c:]}
+	if int(binary.BigEndian.Uint16(g.ends[2*c-2:])) != len(g.data) {
+		return docGroup{}, fmt.Sprintf("records of %d bytes, %d by the slots", len(g.data), binary.BigEndian.Uint16(g.ends[2*c-2:]))
+	}
+	return g, ""
+}
+
+// slot returns the record of the i-th document of g, nil if the slot is
+// empty, or what is wrong with it. A record read from a group must end
+// with its checksum, which body checks.
+func (g docGroup) slot(i int) ([]byte, string) {
+	start := 0
+	if i > 0 {
+		start = int(binary.BigEndian.Uint16(g.ends[2*i-2:]))
+	}
+	end := int(binary.BigEndian.Uint16(g.ends[2*i:]))
+	switch {
+	case start == end:
+		return nil, ""
+	case start > end || end > len(g.data):
+		return nil, fmt.Sprintf("slot %d from byte %d to %d of %d", i, start, end, len(g.data))
+	case end-start < 13 || g.data[start+8]&flagCRC == 0:
+		return nil, fmt.Sprintf("slot %d: a record of %d bytes without a checksum", i, end-start)
+	}
+	return g.data[start:end:end], ""
+}
+
+// problem returns what is wrong with the slots of g, "" if nothing: a slot
+// out of order or out of bounds, a record too short or without its
+// checksum, or no record at all. It costs a pass over the slots.
+func (g docGroup) problem() string {
+	any := false
+	for i := range int(g.last - g.first + 1) {
+		v, what := g.slot(i)
+		if what != "" {
+			return what
+		}
+		any = any || v != nil
+	}
+	if !any {
+		return "no records"
+	}
+	return ""
+}
+
+// part returns the value of the group of g's documents from a to b
+// (within g), nil if none of them has a record.
+func (g docGroup) part(a, b uint32) []byte {
+	recs := make([][]byte, b-a+1)
+	left := false
+	for i := range recs {
+		recs[i], _ = g.slot(int(a - g.first + uint32(i)))
+		left = left || recs[i] != nil
+	}
+	if !left {
+		return nil
+	}
+	return appendDocGroup(nil, recs)
+}
+
+// seekGroup returns the group that holds the slot of document n, if the
+// key k, where a seek of the docs bucket to n's own key stopped, is that
+// of such a group. A damaged group panics with groupDamage.
+func seekGroup(k, v []byte, n uint32) (docGroup, bool) {
+	if !isDocGroupKey(k) {
+		return docGroup{}, false
+	}
+	g, what := openDocGroup(k, v)
+	if what != "" {
+		panic(groupDamage{"docs", bytes.Clone(k), what})
+	}
+	return g, n >= g.first
+}
+
+// seekRecord returns the record of document n through c, a cursor of the
+// docs bucket, or nil if there is none. It costs one cursor seek, forward
+// seeks cheapest, and allocates nothing. A damaged group panics with
+// groupDamage, and a record whose checksum fails panics in body as it is
+// read.
+func seekRecord(c *bolt.Cursor, n uint32) []byte {
+	var dk [4]byte
+	key := binary.BigEndian.AppendUint32(dk[:0], n)
+	k, v := c.Seek(key)
+	if string(k) == string(key) {
+		return v
+	}
+	g, ok := seekGroup(k, v, n)
+	if !ok {
+		return nil
+	}
+	r, what := g.slot(int(n - g.first))
+	if what != "" {
+		panic(groupDamage{"docs", bytes.Clone(k), what})
+	}
+	return r
+}
+
+// getRecord returns the record of document n in the docs bucket docs, or
+// nil: seekRecord through a new cursor, the cost of a bbolt Get.
+func getRecord(docs *bolt.Bucket, n uint32) []byte {
+	return seekRecord(docs.Cursor(), n)
+}
+
+// putRecord puts record v of document n in docs, under n's own key. A
+// record of n in a group is taken out of it first, rewriting the group.
+func putRecord(docs *bolt.Bucket, n uint32, v []byte) error {
+	if err := ungroup(docs, n); err != nil {
+		return err
+	}
+	return docs.Put(docKey(n), v)
+}
+
+// deleteRecord deletes the record of document n from docs, under its own
+// key or from its group, which is rewritten, or deleted if it is left
+// empty.
+func deleteRecord(docs *bolt.Bucket, n uint32) error {
+	if err := ungroup(docs, n); err != nil {
+		return err
+	}
+	return docs.Delete(docKey(n))
+}
+
+// ungroup takes the slot of document n out of its group, if it is in one,
+// by splitting the group in two around it: the documents before n under
+// the key of a group that ends at n-1, those after it under the group's
+// key, each left out if it has no record.
+func ungroup(docs *bolt.Bucket, n uint32) error {
+	key := docKey(n)
+	k, v := docs.Cursor().Seek(key)
+	if string(k) == string(key) {
+		return nil
+	}
+	g, ok := seekGroup(k, v, n)
+	if !ok {
+		return nil
+	}
+	if what := g.problem(); what != "" && what != "no records" {
+		panic(groupDamage{"docs", bytes.Clone(k), what})
+	}
+	k = bytes.Clone(k) // the cursor's key is invalid after a put
+	var before, after []byte
+	if n > g.first {
+		before = g.part(g.first, n-1)
+	}
+	if n < g.last {
+		after = g.part(n+1, g.last)
+	}
+	if before != nil {
+		if err := docs.Put(docGroupKey(n-1), before); err != nil {
+			return err
+		}
+	}
+	if after != nil {
+		return docs.Put(k, after)
+	}
+	return docs.Delete(k)
+}
+
+// eachRecord yields the number and record of every document of the docs
+// bucket, through its cursor c, numbered from `from` on, in order. A key
+// that is neither a document's nor a group's is skipped. A damaged group
+// is told to bad, with its key, and skipped, or with bad nil panics with
+// groupDamage. It costs a cursor seek and a step per key.
+func eachRecord(c *bolt.Cursor, from uint32, bad func(key []byte, what string)) iter.Seq2[uint32, []byte] {
+	return func(yield func(uint32, []byte) bool) {
+		for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
+			if len(k) == 4 {
+				if !yield(binary.BigEndian.Uint32(k), v) {
+					return
+				}
+				continue
+			}
+			if !isDocGroupKey(k) {
+				continue
+			}
+			g, what := openDocGroup(k, v)
+			if what == "" {
+				what = g.problem()
+			}
+			if what != "" {
+				if bad == nil {
+					panic(groupDamage{"docs", bytes.Clone(k), what})
+				}
+				bad(k, what)
+				continue
+			}
+			for i := range int(g.last - g.first + 1) {
+				n := g.first + uint32(i)
+				if n < from {
+					continue
+				}
+				if r, _ := g.slot(i); r != nil && !yield(n, r) {
+					return
+				}
+			}
+		}
+	}
+}
