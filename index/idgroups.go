@@ -1,10 +1,12 @@
 package index
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/cespare/xxhash/v2"
 	bolt "go.etcd.io/bbolt"
@@ -84,45 +86,52 @@ func (x *Index) docRecord(idb, docs *bolt.Bucket, id string) (uint32, []byte, bo
 // putIDGroups writes the ids bucket of a bulk load into an empty grouped
 // index, in key order, and calls kill with each document that a later
 // document of the same ID (a higher number) replaces, which gets no
-// entry. It sorts the IDs by hash with a radix sort, 32 bytes a document
-// with its scratch, and compares IDs only where their hashes are equal.
+// entry. It sorts the ID hashes (l.idh) with a radix sort, 32 bytes a
+// document with its scratch, and compares IDs, read from the records the
+// load wrote, only where their hashes are equal: a replaced document, or
+// one of two IDs whose 64-bit hashes collide.
 func (l *loader) putIDGroups(w *bulkWriter, kill func(idNum)) error {
-	es := make([]entry, len(l.ids))
-	for i, e := range l.ids {
-		es[i] = entry{p: idHash(e.id), n: uint32(i)}
+	es := make([]entry, len(l.idh))
+	for i, h := range l.idh {
+		es[i] = entry{p: h, n: l.base + uint32(i)}
 	}
 	radixSort(es, make([]entry, len(es)))
 	// The documents that a later one of their ID replaces.
+	var run []idNum
 	for i := 0; i < len(es); {
 		j := i + 1
 		for j < len(es) && es[j].p == es[i].p {
 			j++
 		}
 		if j-i > 1 {
-			run := es[i:j]
-			slices.SortFunc(run, func(a, b entry) int {
-				x, y := l.ids[a.n], l.ids[b.n]
-				if x.id != y.id {
-					if x.id < y.id {
-						return -1
-					}
-					return 1
+			if err := w.begin(); err != nil {
+				return err
+			}
+			docs := w.tx.Bucket(bucketDocs)
+			run = run[:0]
+			for _, e := range es[i:j] {
+				v := getRecord(docs, e.n)
+				if v == nil {
+					return fmt.Errorf("%w: no record of document %d of the load", ErrCorrupt, e.n)
 				}
-				return int(int64(x.n) - int64(y.n))
-			})
-			for k := 0; k+1 < len(run); k++ {
-				if l.ids[run[k].n].id == l.ids[run[k+1].n].id {
-					kill(l.ids[run[k].n])
-					run[k].n = math.MaxUint32 // no entry
+				run = append(run, idNum{idOf(v, l.x.lay), e.n})
+			}
+			// By ID, and by number among equal IDs (the entries are in
+			// number order: a stable sort).
+			slices.SortStableFunc(run, func(a, b idNum) int { return strings.Compare(a.id, b.id) })
+			for k := range run {
+				es[i+k].n = run[k].n
+				if k+1 < len(run) && run[k].id == run[k+1].id {
+					kill(run[k])
+					es[i+k].n = math.MaxUint32 // no entry
 				}
 			}
+			// Back in number order, as a group's entries of one hash
+			// are; the dropped ones last.
+			slices.SortFunc(es[i:j], func(a, b entry) int { return cmp.Compare(a.n, b.n) })
 		}
 		i = j
 	}
-	for i := range es {
-		if es[i].n != math.MaxUint32 {
-			es[i].n = l.ids[es[i].n].n
-		}
-	}
+	l.idh = nil
 	return l.x.ids.put(w, bucketIDs, es)
 }

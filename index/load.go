@@ -49,8 +49,9 @@ type LoadOptions struct {
 	// to 34 entries per text): beyond it
 	// they are sorted into runs in temporary files and merged when the
 	// load ends, as an external sort does. Zero means DefaultLoadMemory.
-	// The other memory of a bulk load is about 60 bytes per document plus
-	// its ID (IDs, fingerprints and exact hashes, sorted at the end), and
+	// The other memory of a bulk load is about 60 bytes per document (the
+	// hashes of the IDs, fingerprints and exact hashes, sorted at the end;
+	// the IDs themselves in an index created before schema 11), and
 	// a transaction of about 64 MB of records.
 	Memory int64
 
@@ -229,12 +230,17 @@ type loader struct {
 	pendingCap   int        // the length of the last batch: the room the next is given
 	queued       int        // documents handed to phase1
 	writing      chan error // the end of phase1's transaction under way
-	ids          []idNum
-	fps          []uint64 // by document number - base
-	exact        []uint64
-	text         []bool
-	bands        *postingSorter // band postings, with MinHash
-	sets         *postingSorter // set postings, with sets
+	// ids holds the IDs of an index with a key per ID (created before
+	// schema 11), idh the hash of each ID (idHash) of a grouped one: 8
+	// bytes a document, nothing the garbage collector scans, where ids
+	// keeps every ID string alive. Both by document number - base.
+	ids   []idNum
+	idh   []uint64
+	fps   []uint64 // by document number - base
+	exact []uint64
+	text  []bool
+	bands *postingSorter // band postings, with MinHash
+	sets  *postingSorter // set postings, with sets
 
 	// encode says the workers encode the records (a bulk load at the
 	// start of the run; set before the workers start).
@@ -578,7 +584,11 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 					return err
 				}
 			}
-			l.ids = append(l.ids, idNum{r.id, n})
+			if x.ids.grouped() {
+				l.idh = append(l.idh, idHash(r.id))
+			} else {
+				l.ids = append(l.ids, idNum{r.id, n})
+			}
 			l.fps = append(l.fps, r.fp)
 			l.exact = append(l.exact, r.exact)
 			l.text = append(l.text, r.text)
@@ -591,7 +601,8 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 	})
 	if err != nil {
 		// Forget what this transaction would have added.
-		l.ids, l.fps, l.exact, l.text = l.ids[:before], l.fps[:before], l.exact[:before], l.text[:before]
+		l.fps, l.exact, l.text = l.fps[:before], l.exact[:before], l.text[:before]
+		l.ids, l.idh = l.ids[:min(before, len(l.ids))], l.idh[:min(before, len(l.idh))]
 		return boltErr(err)
 	}
 	l.started = true
@@ -784,7 +795,7 @@ func (l *loader) phase2() error {
 		_ = l.waitPhase1() // none is under way but on an early return
 		if !ok && l.started {
 			l.started = false
-			l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
+			l.ids, l.idh, l.fps, l.exact, l.text = nil, nil, nil, nil, nil
 			x.recover() // leave the index empty, as before the load
 		}
 	}()
@@ -908,7 +919,7 @@ func (l *loader) phase2() error {
 		l.opts.Replaced(id)
 	}
 	l.started = false
-	l.ids, l.fps, l.exact, l.text = nil, nil, nil, nil
+	l.ids, l.idh, l.fps, l.exact, l.text = nil, nil, nil, nil, nil
 	return l.closeSorters()
 }
 
