@@ -118,92 +118,120 @@ func (s *postingSorter) spill() error {
 }
 
 // runReader reads the entries of one slot of a run in order, a block of
-// runBlock entries at a time.
+// runBlock entries at a time, decoded into ents.
 type runReader struct {
 	r     io.Reader
-	left  int    // entries not yet in buf
-	block []byte // runBlock entries
-	buf   []byte // the entries of block read, not yet taken
-	head  entry
+	left  int    // entries not yet read
+	block []byte // runBlock entries, encoded
+	ents  []entry
 }
 
 // runBlock is the number of entries a runReader reads at a time.
 const runBlock = 16 << 10
 
-func (rr *runReader) next() (bool, error) {
-	if len(rr.buf) == 0 {
-		if rr.left == 0 {
-			return false, nil
-		}
-		k := min(rr.left, runBlock)
-		if rr.block == nil {
-			rr.block = make([]byte, runBlock*runEntrySize)
-		}
-		rr.buf = rr.block[:k*runEntrySize]
-		if _, err := io.ReadFull(rr.r, rr.buf); err != nil {
-			return false, fmt.Errorf("index: load: reading a sorted run of postings: %w", err)
-		}
-		rr.left -= k
+// fill reads the next block into rr.ents, empty at the end of the slot.
+func (rr *runReader) fill() error {
+	k := min(rr.left, runBlock)
+	if rr.block == nil {
+		rr.block = make([]byte, runBlock*runEntrySize)
+		rr.ents = make([]entry, 0, runBlock)
 	}
-	b := rr.buf[:runEntrySize]
-	rr.head = entry{p: binary.BigEndian.Uint64(b[:8]), n: binary.BigEndian.Uint32(b[8:])}
-	rr.buf = rr.buf[runEntrySize:]
-	return true, nil
+	b := rr.block[:k*runEntrySize]
+	if _, err := io.ReadFull(rr.r, b); err != nil {
+		return fmt.Errorf("index: load: reading a sorted run of postings: %w", err)
+	}
+	rr.left -= k
+	rr.ents = rr.ents[:k]
+	for j := range rr.ents {
+		e := b[j*runEntrySize : (j+1)*runEntrySize]
+		rr.ents[j] = entry{p: binary.BigEndian.Uint64(e), n: binary.BigEndian.Uint32(e[8:])}
+	}
+	return nil
+}
+
+// mergeSource is one sorted source of entries of a merge: a run of a slot
+// (rr), or the entries in memory. es is what is left of its current block.
+type mergeSource struct {
+	es  []entry
+	rr  *runReader // nil for the entries in memory
+	ord int        // its order among the sources: earlier runs hold earlier documents
+}
+
+// mergeHeap is a min-heap of sources by the hash at their head, then by
+// their order, so that the documents of a hash come in increasing order.
+type mergeHeap []*mergeSource
+
+func (h mergeHeap) less(i, j int) bool {
+	a, b := h[i].es[0].p, h[j].es[0].p
+	return a < b || a == b && h[i].ord < h[j].ord
+}
+
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
 }
 
 // each calls fn with every hash of slot i, in increasing order, and its
 // documents, in increasing order (ns is reused between calls). It sorts
-// what is in memory first (finish does it for every slot at once).
+// what is in memory first (finish does it for every slot at once). The
+// runs and the memory are merged through a heap: a step of about log2 of
+// the number of sources per hash and source.
 func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error {
-	mem := s.buf[i]
-	var rs []*runReader
-	for _, r := range s.runs {
+	var h mergeHeap
+	for k, r := range s.runs {
 		if r.cnt[i] == 0 {
 			continue
 		}
 		rr := &runReader{r: io.NewSectionReader(r.f, r.off[i], int64(r.cnt[i])*runEntrySize), left: r.cnt[i]}
-		if _, err := rr.next(); err != nil {
+		if err := rr.fill(); err != nil {
 			return err
 		}
-		rs = append(rs, rr)
+		h = append(h, &mergeSource{es: rr.ents, rr: rr, ord: k})
+	}
+	if len(s.buf[i]) > 0 {
+		h = append(h, &mergeSource{es: s.buf[i], ord: len(s.runs)})
+	}
+	for k := len(h)/2 - 1; k >= 0; k-- {
+		h.down(k)
 	}
 	var ns []uint32
-	for len(rs) > 0 || len(mem) > 0 {
-		// The least hash among the heads. Runs hold earlier documents
-		// than later runs and than memory: taking the sources in order
-		// keeps a hash's documents in increasing order.
-		var h uint64
-		first := true
-		for _, rr := range rs {
-			if first || rr.head.p < h {
-				h, first = rr.head.p, false
-			}
-		}
-		if len(mem) > 0 && (first || mem[0].p < h) {
-			h = mem[0].p
-		}
+	for len(h) > 0 {
+		p := h[0].es[0].p
 		ns = ns[:0]
-		for k := 0; k < len(rs); {
-			rr := rs[k]
-			ok := true
-			for ok && rr.head.p == h {
-				ns = append(ns, rr.head.n)
-				var err error
-				if ok, err = rr.next(); err != nil {
-					return err
+		for len(h) > 0 && h[0].es[0].p == p {
+			src := h[0]
+			es := src.es
+			for len(es) > 0 && es[0].p == p {
+				ns = append(ns, es[0].n)
+				es = es[1:]
+				if len(es) == 0 && src.rr != nil && src.rr.left > 0 {
+					if err := src.rr.fill(); err != nil {
+						return err
+					}
+					es = src.rr.ents
 				}
 			}
-			if !ok {
-				rs = append(rs[:k], rs[k+1:]...)
-				continue
+			src.es = es
+			if len(es) == 0 {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
 			}
-			k++
+			h.down(0)
 		}
-		for len(mem) > 0 && mem[0].p == h {
-			ns = append(ns, mem[0].n)
-			mem = mem[1:]
-		}
-		if err := fn(h, ns); err != nil {
+		if err := fn(p, ns); err != nil {
 			return err
 		}
 	}
