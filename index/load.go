@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -636,9 +637,10 @@ func (l *loader) addPostings(n uint32, r *record) error {
 // leaving out the dead documents, through w into bucket name; key appends
 // the key of hash h of slot i. With group.g >= 0 (the bands bucket of
 // schema 9: see bandgroups.go) key is not used: the postings of the hashes
-// of one group are written as one value under their bandGroupKey. A
-// goroutine merges the runs and encodes the postings while this one
-// writes them.
+// of one group are written as one value under their bandGroupKey. Up to
+// GOMAXPROCS goroutines merge the runs of a slot each and encode its
+// postings, running ahead of this one, which writes them in slot order, by
+// up to postingsAhead batches in all (4 a goroutine at least).
 func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, group groupCodec, dead []bool) error {
 	if s == nil {
 		return nil
@@ -655,133 +657,185 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 		}
 	}
 	s.finish()
-	type batch struct{ keys, vals [][]byte }
-	const batchLen = 4096
-	ch := make(chan *batch, 4)
-	quit := make(chan struct{})
-	errStop := errors.New("stopped")
-	var perr error // the producer's, read once ch is closed
-	newBatch := func() *batch {
-		return &batch{keys: make([][]byte, 0, batchLen), vals: make([][]byte, 0, batchLen)}
+	procs := min(runtime.GOMAXPROCS(0), len(s.buf))
+	outs := make([]chan *postingBatch, len(s.buf))
+	errs := make([]error, len(s.buf)) // each slot's, read once outs[i] is closed
+	for i := range outs {
+		outs[i] = make(chan *postingBatch, max(postingsAhead/procs, 4))
 	}
-	go func() {
-		defer close(ch)
-		b := newBatch()
-		var arena []byte // keys and values; bbolt keeps the values until the commit
-		var live, kept []uint32
-		bm := roaring.New()
-		add := func(k, v []byte) error {
-			b.keys, b.vals = append(b.keys, k), append(b.vals, v)
-			if len(b.keys) < batchLen {
-				return nil
+	quit := make(chan struct{})
+	var next atomic.Int64 // the next slot to produce
+	var wg sync.WaitGroup
+	for range procs {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(s.buf) {
+					return
+				}
+				p := postingProducer{l: l, s: s, key: key, group: group, deadBits: deadBits, out: outs[i], quit: quit}
+				errs[i] = p.slot(i)
+				close(outs[i])
+				if errs[i] != nil {
+					return
+				}
 			}
-			select {
-			case ch <- b:
-			case <-quit:
-				return errStop
+		})
+	}
+	stop := func(err error) error {
+		close(quit)
+		wg.Wait()
+		return err
+	}
+	// Slots are taken in order, so the first slot not yet written has a
+	// goroutine producing it.
+	for i := range outs {
+		for b := range outs[i] {
+			for j := range b.keys {
+				if err := w.put(name, b.keys[j], b.vals[j]); err != nil {
+					return stop(err)
+				}
 			}
-			// The next batch's arena is about as large as this one's.
-			b, arena = newBatch(), make([]byte, 0, len(arena))
+		}
+		if errs[i] != nil {
+			return stop(errs[i])
+		}
+	}
+	wg.Wait()
+	return nil
+}
+
+// postingsAhead is the number of batches of postings that the goroutines
+// of writePostings make before it writes them: on two cores, 32 a slot,
+// the whole slot of a million short texts (its band groups, about 650 KB
+// a batch).
+const postingsAhead = 64
+
+// postingBatchLen is the number of keys of a postingBatch.
+const postingBatchLen = 4096
+
+// postingBatch is a batch of keys and values of postings, written in order.
+type postingBatch struct{ keys, vals [][]byte }
+
+// postingProducer merges the runs of the postings of one slot and encodes
+// them as the keys and values of its bucket, in batches.
+type postingProducer struct {
+	l        *loader
+	s        *postingSorter
+	key      func(dst []byte, i int, h uint64) []byte
+	group    groupCodec
+	deadBits []uint64
+	out      chan<- *postingBatch
+	quit     <-chan struct{}
+}
+
+// errPostingsStopped is the error of a postingProducer that writePostings
+// stopped.
+var errPostingsStopped = errors.New("index: load: stopped")
+
+// slot sends the keys and values of the postings of slot i to p.out.
+func (p *postingProducer) slot(i int) error {
+	l, group := p.l, p.group
+	newBatch := func() *postingBatch {
+		return &postingBatch{keys: make([][]byte, 0, postingBatchLen), vals: make([][]byte, 0, postingBatchLen)}
+	}
+	b := newBatch()
+	var arena []byte // keys and values; bbolt keeps the values until the commit
+	var live, kept []uint32
+	bm := roaring.New()
+	send := func() error {
+		select {
+		case p.out <- b:
+			return nil
+		case <-p.quit:
+			return errPostingsStopped
+		}
+	}
+	add := func(k, v []byte) error {
+		b.keys, b.vals = append(b.keys, k), append(b.vals, v)
+		if len(b.keys) < postingBatchLen {
 			return nil
 		}
-		// The group being gathered (group.g >= 0): its key, and where its
-		// value starts in the arena.
-		var gk [bandGroupKeyLen]byte
-		gs := -1
-		endGroup := func() error {
-			if gs < 0 {
-				return nil
-			}
-			ks := len(arena)
-			arena = append(arena, gk[:]...)
-			k := arena[ks:len(arena):len(arena)]
-			// The value lies before its key in the arena.
-			v := arena[gs:ks:ks]
-			gs = -1
-			return add(k, v)
-		}
-		var post []byte
-		for i := range s.buf {
-			err := s.each(i, func(h uint64, ns []uint32) error {
-				live = ns
-				if deadBits != nil {
-					kept = kept[:0]
-					for _, n := range ns {
-						if i := n - l.base; deadBits[i/64]&(1<<(i%64)) == 0 {
-							kept = append(kept, n)
-						}
-					}
-					live = kept
-				}
-				if len(live) == 0 {
-					return nil
-				}
-				if len(live) == 1 {
-					post = appendSingletonPosting(post[:0], live[0])
-				} else if p, ok := appendSmallPosting(post[:0], live); ok {
-					post = p
-				} else {
-					bm.Clear()
-					bm.AddMany(live)
-					bm.RunOptimize()
-					v, err := bm.ToBytes()
-					if err != nil {
-						return err
-					}
-					post = v
-				}
-				if group.g >= 0 {
-					var nk [bandGroupKeyLen]byte
-					bandGroupKey(nk[:0], i, h, group.g)
-					if gs >= 0 && nk != gk {
-						if err := endGroup(); err != nil {
-							return err
-						}
-					}
-					if gs < 0 {
-						gk, gs = nk, len(arena)
-					}
-					arena = group.appendEntry(arena, h, post)
-					return nil
-				}
-				ks := len(arena)
-				arena = key(arena, i, h)
-				k := arena[ks:len(arena):len(arena)]
-				vs := len(arena)
-				arena = append(arena, post...)
-				return add(k, arena[vs:len(arena):len(arena)])
-			})
-			if err == nil {
-				err = endGroup() // a group holds one band
-			}
-			if err != nil {
-				perr = err
-				return
-			}
-		}
-		if len(b.keys) > 0 {
-			select {
-			case ch <- b:
-			case <-quit:
-			}
-		}
-	}()
-	var err error
-	for b := range ch {
-		for j := 0; j < len(b.keys) && err == nil; j++ {
-			err = w.put(name, b.keys[j], b.vals[j])
-		}
-		if err != nil {
-			close(quit)
-			for range ch { // let the producer end
-			}
+		if err := send(); err != nil {
 			return err
 		}
+		// The next batch's arena is about as large as this one's.
+		b, arena = newBatch(), make([]byte, 0, len(arena))
+		return nil
 	}
-	if perr != nil && perr != errStop {
-		return perr
+	// The group being gathered (group.g >= 0): its key, and where its
+	// value starts in the arena.
+	var gk [bandGroupKeyLen]byte
+	gs := -1
+	endGroup := func() error {
+		if gs < 0 {
+			return nil
+		}
+		ks := len(arena)
+		arena = append(arena, gk[:]...)
+		k := arena[ks:len(arena):len(arena)]
+		// The value lies before its key in the arena.
+		v := arena[gs:ks:ks]
+		gs = -1
+		return add(k, v)
 	}
-	return nil
+	var post []byte
+	err := p.s.each(i, func(h uint64, ns []uint32) error {
+		live = ns
+		if p.deadBits != nil {
+			kept = kept[:0]
+			for _, n := range ns {
+				if i := n - l.base; p.deadBits[i/64]&(1<<(i%64)) == 0 {
+					kept = append(kept, n)
+				}
+			}
+			live = kept
+		}
+		if len(live) == 0 {
+			return nil
+		}
+		if len(live) == 1 {
+			post = appendSingletonPosting(post[:0], live[0])
+		} else if sp, ok := appendSmallPosting(post[:0], live); ok {
+			post = sp
+		} else {
+			bm.Clear()
+			bm.AddMany(live)
+			bm.RunOptimize()
+			v, err := bm.ToBytes()
+			if err != nil {
+				return err
+			}
+			post = v
+		}
+		if group.g >= 0 {
+			var nk [bandGroupKeyLen]byte
+			bandGroupKey(nk[:0], i, h, group.g)
+			if gs >= 0 && nk != gk {
+				if err := endGroup(); err != nil {
+					return err
+				}
+			}
+			if gs < 0 {
+				gk, gs = nk, len(arena)
+			}
+			arena = group.appendEntry(arena, h, post)
+			return nil
+		}
+		ks := len(arena)
+		arena = p.key(arena, i, h)
+		k := arena[ks:len(arena):len(arena)]
+		vs := len(arena)
+		arena = append(arena, post...)
+		return add(k, arena[vs:len(arena):len(arena)])
+	})
+	if err == nil {
+		err = endGroup() // a group holds one band
+	}
+	if err == nil && len(b.keys) > 0 {
+		err = send()
+	}
+	return err
 }
 
 // phase2 writes the ids, exact, table, band and set buckets of a bulk load

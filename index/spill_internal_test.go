@@ -2,8 +2,12 @@ package index
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -67,5 +71,47 @@ func TestPostingSorterMerge(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWritePostingsReadError truncates a run of a sorter of several slots
+// under writePostings: the write fails with the read's error, and every
+// goroutine it started has ended when it returns.
+func TestWritePostingsReadError(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Settings: &Settings{Text: TextSettings{Method: MethodNshash}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	s := newPostingSorter(6, 0, t.TempDir())
+	s.max = 50000
+	defer s.close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := range uint32(30000) {
+		for i := range 6 {
+			if err := s.add(i, rng.Uint64(), n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(s.runs) < 2 {
+		t.Fatalf("%d runs", len(s.runs))
+	}
+	// The last slots of the first run are cut off.
+	r := s.runs[0]
+	if err := r.f.Truncate(r.off[4]); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	l := &loader{x: x}
+	w := &bulkWriter{x: x}
+	key := func(dst []byte, i int, h uint64) []byte { return appendSetKey(append(dst, byte(i)), h) } // in key order
+	err = l.writePostings(w, s, bucketSets, key, groupCodec{g: -1}, nil)
+	w.rollback()
+	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		t.Fatalf("writePostings: %v, want the read's error", err)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after writePostings, %d before", n, before)
 	}
 }
