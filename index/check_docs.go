@@ -21,16 +21,20 @@ func (ck *checker) docs() error {
 	ck.elv = x.levels()
 	ck.edc = tx.Bucket(bucketDocs).Cursor()
 	// The keys cover disjoint ranges of numbers in key order (see
-	// docgroups.go): a document out of order is in two places.
-	prev, seen := uint32(0), false
-	doc := func(n uint32, v []byte) error {
-		key := docKey(n)
-		if seen && n <= prev {
-			if !pr.add("document %d after document %d", n, prev) {
-				return errStop
+	// docgroups.go): a key whose range starts at or before the end of the
+	// one before would hide documents from a lookup.
+	end, seen := uint32(0), false // the last number the keys so far cover
+	covers := func(key []byte, first, last uint32) bool {
+		if seen && first <= end {
+			if !pr.add("docs key %x covers documents %d to %d, the key before it up to %d", key, first, last, end) {
+				return false
 			}
 		}
-		prev, seen = n, true
+		end, seen = last, true
+		return true
+	}
+	doc := func(n uint32, v []byte) error {
+		key := docKey(n)
 		if n >= m.next {
 			if !pr.add("document %d at or above the next number %d", n, m.next) {
 				return errStop
@@ -82,7 +86,12 @@ func (ck *checker) docs() error {
 	for key, v := c.First(); key != nil && err == nil; key, v = c.Next() {
 		switch {
 		case len(key) == 4:
-			err = doc(binary.BigEndian.Uint32(key), v)
+			n := binary.BigEndian.Uint32(key)
+			if !covers(key, n, n) {
+				err = errStop
+				continue
+			}
+			err = doc(n, v)
 		case isDocGroupKey(key):
 			g, what := openDocGroup(key, v)
 			if what == "" {
@@ -92,6 +101,10 @@ func (ck *checker) docs() error {
 				if !pr.add("docs group %x: %s", key, what) {
 					err = errStop
 				}
+				continue
+			}
+			if !covers(key, g.first, g.last) {
+				err = errStop
 				continue
 			}
 			for i := 0; i <= int(g.last-g.first) && err == nil; i++ {

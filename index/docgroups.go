@@ -26,23 +26,27 @@ import (
 // or before it.
 //
 // Every other write keeps a key per document: an add takes a new number,
-// past every group, and the replacement or deletion of a grouped document
-// splits its group in two around it (see ungroup), putting the new record
-// under its own key. So the keys of the bucket cover disjoint ranges of
-// numbers in the order of the keys: a document is in one group or under its
-// own key, never both, the documents come in increasing order in a pass
-// over the keys, and a group is never written with more than it was
-// loaded with.
+// past every group. The replacement of a grouped document rewrites its
+// slot in place, unless the new record would take the group past both
+// docGroupValue and its size: then the group is split in two around it,
+// and the record goes under its own key. A deletion empties the slot, and
+// deletes the group with its last record. So the keys of the bucket cover
+// disjoint ranges of numbers in the order of the keys: a document is in
+// one group or under its own key, never both, and the documents come in
+// increasing order in a pass over the keys. A group of one, such as a
+// record longer than docGroupValue, is written under the document's own
+// key.
 //
 // A bulk load ends a group before the record that would take its value
 // past docGroupValue: bbolt fills a leaf page with elements up to the page
-// size, so groups that fill a page to within a record waste less than
-// that, where values of half a page and a little more would waste nearly
-// half of it. The bound is of a 4 KiB page whatever the file's page size,
-// so that the layout does not depend on the machine: k such groups fill a
-// page of k times 4 KiB as well.
+// size (two at least: a node of two groups takes two pages), so groups
+// that fill a page to within a record waste less than that, where values
+// of half a page and a little more would waste nearly half of it. The
+// bound is of a 4 KiB page whatever the file's page size, so that the
+// layout does not depend on the machine: k such groups fill a page of k
+// times 4 KiB as well.
 const (
-	docGroupDocs = 255 // documents in a group, at most (one byte)
+	docGroupDocs = 255 // documents in a group, at most (one byte; records of 14 bytes or more make it 253)
 	// docGroupValue is a 4 KiB page less its header, a leaf element and
 	// the key of a group.
 	docGroupValue = 4096 - 16 - 16 - 5
@@ -143,21 +147,6 @@ func (g docGroup) problem() string {
 	return ""
 }
 
-// part returns the value of the group of g's documents from a to b
-// (within g), nil if none of them has a record.
-func (g docGroup) part(a, b uint32) []byte {
-	recs := make([][]byte, b-a+1)
-	left := false
-	for i := range recs {
-		recs[i], _ = g.slot(int(a - g.first + uint32(i)))
-		left = left || recs[i] != nil
-	}
-	if !left {
-		return nil
-	}
-	return appendDocGroup(nil, recs)
-}
-
 // seekGroup returns the group that holds the slot of document n, if the
 // key k, where a seek of the docs bucket to n's own key stopped, is that
 // of such a group. A damaged group panics with groupDamage.
@@ -201,67 +190,138 @@ func getRecord(docs *bolt.Bucket, n uint32) []byte {
 	return seekRecord(docs.Cursor(), n)
 }
 
-// putRecord puts record v of document n in docs, under n's own key. A
-// record of n in a group is taken out of it first, rewriting the group.
+// putRecord puts record v of document n in docs: under n's own key, or in
+// n's slot of the group that holds it, which is rewritten, or split in two
+// around n if the new record would take the group past both
+// docGroupValue and its size, n going under its own key. A damaged group
+// is an error wrapping ErrCorrupt, and nothing is written.
 func putRecord(docs *bolt.Bucket, n uint32, v []byte) error {
-	if err := ungroup(docs, n); err != nil {
+	k, g, err := groupOf(docs, n)
+	if err != nil || k == nil {
+		if err == nil {
+			err = docs.Put(docKey(n), v)
+		}
 		return err
 	}
-	return docs.Put(docKey(n), v)
-}
-
-// deleteRecord deletes the record of document n from docs, under its own
-// key or from its group, which is rewritten, or deleted if it is left
-// empty.
-func deleteRecord(docs *bolt.Bucket, n uint32) error {
-	if err := ungroup(docs, n); err != nil {
-		return err
+	recs := g.records()
+	old := len(recs[n-g.first])
+	recs[n-g.first] = v
+	if size := g.size() - old + len(v); size <= max(docGroupValue, g.size()) {
+		return docs.Put(k, appendDocGroup(make([]byte, 0, size), recs))
 	}
-	return docs.Delete(docKey(n))
-}
-
-// ungroup takes the slot of document n out of its group, if it is in one,
-// by splitting the group in two around it: the documents before n under
-// the key of a group that ends at n-1, those after it under the group's
-// key, each left out if it has no record.
-func ungroup(docs *bolt.Bucket, n uint32) error {
-	key := docKey(n)
-	k, v := docs.Cursor().Seek(key)
-	if string(k) == string(key) {
-		return nil
-	}
-	g, ok := seekGroup(k, v, n)
-	if !ok {
-		return nil
-	}
-	if what := g.problem(); what != "" && what != "no records" {
-		panic(groupDamage{"docs", bytes.Clone(k), what})
-	}
-	k = bytes.Clone(k) // the cursor's key is invalid after a put
-	var before, after []byte
-	if n > g.first {
-		before = g.part(g.first, n-1)
-	}
-	if n < g.last {
-		after = g.part(n+1, g.last)
-	}
-	if before != nil {
+	// Split: the documents before n under the key of a group that ends at
+	// n-1, n under its own key, those after it under the group's key.
+	i := int(n - g.first)
+	if before := partOf(recs[:i]); before != nil {
 		if err := docs.Put(docGroupKey(n-1), before); err != nil {
 			return err
 		}
 	}
-	if after != nil {
+	if err := docs.Put(docKey(n), v); err != nil {
+		return err
+	}
+	if after := partOf(recs[i+1:]); after != nil {
 		return docs.Put(k, after)
 	}
 	return docs.Delete(k)
 }
 
+// partOf returns the value of a group of the records recs, nil if none
+// of them is there.
+func partOf(recs [][]byte) []byte {
+	for _, r := range recs {
+		if r != nil {
+			return appendDocGroup(nil, recs)
+		}
+	}
+	return nil
+}
+
+// deleteRecord deletes the record of document n from docs: its own key,
+// or its slot of the group that holds it, which is rewritten with the
+// slot empty, or deleted if no record is left. A damaged group is an
+// error wrapping ErrCorrupt, and nothing is written.
+func deleteRecord(docs *bolt.Bucket, n uint32) error {
+	_, err := deleteRecords(docs, []uint32{n})
+	return err
+}
+
+// deleteRecords deletes the records of the documents ns, in increasing
+// order, as deleteRecord does, rewriting a group once for all its
+// documents. It returns the bytes it wrote.
+func deleteRecords(docs *bolt.Bucket, ns []uint32) (int, error) {
+	written := 0
+	for len(ns) > 0 {
+		n := ns[0]
+		k, g, err := groupOf(docs, n)
+		if err != nil {
+			return written, err
+		}
+		if k == nil {
+			if err := docs.Delete(docKey(n)); err != nil {
+				return written, err
+			}
+			ns = ns[1:]
+			continue
+		}
+		recs := g.records()
+		for len(ns) > 0 && ns[0] <= g.last {
+			recs[ns[0]-g.first] = nil
+			ns = ns[1:]
+		}
+		if v := partOf(recs); v != nil {
+			written += len(v)
+			err = docs.Put(k, v)
+		} else {
+			err = docs.Delete(k)
+		}
+		if err != nil {
+			return written, err
+		}
+	}
+	return written, nil
+}
+
+// groupOf returns the key (a copy) and the group that hold the slot of
+// document n in docs, checked whole, or a nil key if n is not in a group.
+// A damaged group is an error wrapping ErrCorrupt.
+func groupOf(docs *bolt.Bucket, n uint32) ([]byte, docGroup, error) {
+	key := docKey(n)
+	k, v := docs.Cursor().Seek(key)
+	if string(k) == string(key) || !isDocGroupKey(k) {
+		return nil, docGroup{}, nil
+	}
+	g, what := openDocGroup(k, v)
+	if what == "" {
+		if n < g.first {
+			return nil, docGroup{}, nil
+		}
+		what = g.problem()
+	}
+	if what != "" {
+		return nil, docGroup{}, fmt.Errorf("%w: docs group %x: %s", ErrCorrupt, k, what)
+	}
+	return bytes.Clone(k), g, nil
+}
+
+// records returns the records of g's slots, nil for an empty one. g must
+// be whole (problem).
+func (g docGroup) records() [][]byte {
+	recs := make([][]byte, g.last-g.first+1)
+	for i := range recs {
+		recs[i], _ = g.slot(i)
+	}
+	return recs
+}
+
+// size returns the size of g's value.
+func (g docGroup) size() int { return 1 + len(g.ends) + len(g.data) }
+
 // eachRecord yields the number and record of every document of the docs
 // bucket, through its cursor c, numbered from `from` on, in order. A key
 // that is neither a document's nor a group's is skipped. A damaged group
-// is told to bad, with its key, and skipped, or with bad nil panics with
-// groupDamage. It costs a cursor seek and a step per key.
-func eachRecord(c *bolt.Cursor, from uint32, bad func(key []byte, what string)) iter.Seq2[uint32, []byte] {
+// panics with groupDamage. It costs a cursor seek and a step per key.
+func eachRecord(c *bolt.Cursor, from uint32) iter.Seq2[uint32, []byte] {
 	return func(yield func(uint32, []byte) bool) {
 		for k, v := c.Seek(docKey(from)); k != nil; k, v = c.Next() {
 			if len(k) == 4 {
@@ -278,11 +338,7 @@ func eachRecord(c *bolt.Cursor, from uint32, bad func(key []byte, what string)) 
 				what = g.problem()
 			}
 			if what != "" {
-				if bad == nil {
-					panic(groupDamage{"docs", bytes.Clone(k), what})
-				}
-				bad(k, what)
-				continue
+				panic(groupDamage{"docs", bytes.Clone(k), what})
 			}
 			for i := range int(g.last - g.first + 1) {
 				n := g.first + uint32(i)

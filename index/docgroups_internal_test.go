@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,10 +44,13 @@ func TestGoldenDocGroup(t *testing.T) {
 			t.Errorf("slot %d: %x %q, want %x", i, got, what, r)
 		}
 	}
-	if p := g.part(8, 9); !bytes.Equal(p, appendDocGroup(nil, recs[1:])) {
+	if got := g.records(); fmt.Sprint(got) != fmt.Sprint(recs) {
+		t.Errorf("records %x", got)
+	}
+	if p := partOf(recs[1:]); !bytes.Equal(p, appendDocGroup(nil, recs[1:])) {
 		t.Errorf("part 8-9: %x", p)
 	}
-	if p := g.part(8, 8); p != nil {
+	if p := partOf(recs[1:2]); p != nil {
 		t.Errorf("part of an empty slot: %x", p)
 	}
 }
@@ -110,16 +114,37 @@ func TestDocGroupsModel(t *testing.T) {
 				t.Fatal(err)
 			}
 			note(load...)
+			// The load's groups: each of at most docGroupValue bytes, of
+			// two or more slots, and not ended before a record that fits
+			// (unless a replacement in the load emptied a slot).
 			groups := 0
 			x.view(func(tx *bolt.Tx) error {
-				return tx.Bucket(bucketDocs).ForEach(func(k, _ []byte) error {
-					if isDocGroupKey(k) {
-						groups++
+				c := tx.Bucket(bucketDocs).Cursor()
+				for k, v := c.First(); k != nil; k, v = c.Next() {
+					if !isDocGroupKey(k) {
+						continue
 					}
-					return nil
-				})
+					groups++
+					g, what := openDocGroup(k, v)
+					if what != "" || len(v) > docGroupValue || g.last == g.first {
+						t.Fatalf("group %x: %d bytes, %d slots, %q", k, len(v), g.last-g.first+1, what)
+					}
+					full := !slices.ContainsFunc(g.records(), func(r []byte) bool { return r == nil }) // no record dropped by a replacement in the load
+					if nk, nv := c.Next(); nk != nil && full {
+						next := nv
+						if isDocGroupKey(nk) {
+							ng, _ := openDocGroup(nk, nv)
+							next, _ = ng.slot(0)
+						}
+						if len(v)+2+len(next) <= docGroupValue && len(next) > 0 {
+							t.Fatalf("group %x of %d bytes ends before a record of %d", k, len(v), len(next))
+						}
+					}
+					c.Seek(k)
+				}
+				return nil
 			})
-			if groups < 900/docGroupDocs {
+			if groups < 3 {
 				t.Fatalf("%d groups after a bulk load of 900 documents", groups)
 			}
 			verify := func(round int) {
@@ -261,18 +286,41 @@ func TestDocGroupsModel(t *testing.T) {
 }
 
 // TestDocGroupsDamage damages a group of records in the file and checks
-// that Check names it and that Get, Query, Members and an add through it
-// fail with ErrCorrupt.
+// that Check names it and that Get, Query, Members, Pairs, and a replace and
+// a delete of a document of the group fail with ErrCorrupt and change
+// nothing.
 func TestDocGroupsDamage(t *testing.T) {
+	// Each damage changes the value v of the first group, under key k, and
+	// returns the key the group is then under.
 	for _, c := range []struct {
 		name   string
-		damage func(v []byte) []byte
+		damage func(b *bolt.Bucket, k, v []byte) ([]byte, error)
 	}{
-		{"truncated", func(v []byte) []byte { return v[:len(v)-1] }},
-		{"no slots", func(v []byte) []byte { v[0] = 0; return v }},
-		{"too many slots", func(v []byte) []byte { v[0] = 200; return v }},
-		{"ends out of order", func(v []byte) []byte { v[2], v[4] = v[4], v[2]; return v }},
-		{"a slot too short", func(v []byte) []byte { binary.BigEndian.PutUint16(v[1:], 5); return v }},
+		{"truncated", func(b *bolt.Bucket, k, v []byte) ([]byte, error) { return k, b.Put(k, v[:len(v)-1]) }},
+		{"no slots", func(b *bolt.Bucket, k, v []byte) ([]byte, error) { v[0] = 0; return k, b.Put(k, v) }},
+		{"too many slots", func(b *bolt.Bucket, k, v []byte) ([]byte, error) { v[0] = 200; return k, b.Put(k, v) }},
+		{"ends out of order", func(b *bolt.Bucket, k, v []byte) ([]byte, error) { v[2], v[4] = v[4], v[2]; return k, b.Put(k, v) }},
+		{"a slot too short", func(b *bolt.Bucket, k, v []byte) ([]byte, error) {
+			binary.BigEndian.PutUint16(v[1:], 5)
+			return k, b.Put(k, v)
+		}},
+		{"a record without its checksum", func(b *bolt.Bucket, k, v []byte) ([]byte, error) {
+			// The first record's flags, the others whole.
+			v[1+2*int(v[0])+8] &^= flagCRC
+			return k, b.Put(k, v)
+		}},
+		{"no records", func(b *bolt.Bucket, k, v []byte) ([]byte, error) {
+			return k, b.Put(k, make([]byte, 1+2*int(v[0])))
+		}},
+		{"more slots than numbers", func(b *bolt.Bucket, k, v []byte) ([]byte, error) {
+			// The group under the key of a group that ends at document
+			// 3: 4 numbers for its slots.
+			if err := b.Delete(k); err != nil {
+				return nil, err
+			}
+			nk := docGroupKey(3)
+			return nk, b.Put(nk, v)
+		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "x.simidx")
@@ -285,6 +333,7 @@ func TestDocGroupsDamage(t *testing.T) {
 			for i := range 100 {
 				load = append(load, Doc{ID: "d" + strconv.Itoa(i), Text: fmt.Appendf(nil, "document %d of the damaged group test, with words", i)})
 			}
+			load[1].Text = load[0].Text // a pair that Pairs reads the records of
 			if _, err := x.Load(context.Background(), docSeq(load), nil); err != nil {
 				t.Fatal(err)
 			}
@@ -297,11 +346,12 @@ func TestDocGroupsDamage(t *testing.T) {
 			err = db.Update(func(tx *bolt.Tx) error {
 				b := tx.Bucket(bucketDocs)
 				k, v := b.Cursor().First()
-				if !isDocGroupKey(k) {
-					return fmt.Errorf("first key %x is no group", k)
+				if !isDocGroupKey(k) || v[0] < 10 {
+					return fmt.Errorf("first key %x is no group of 10 documents or more", k)
 				}
-				key = bytes.Clone(k)
-				return b.Put(key, c.damage(bytes.Clone(v)))
+				var err error
+				key, err = c.damage(b, bytes.Clone(k), bytes.Clone(v))
+				return err
 			})
 			db.Close()
 			if err != nil {
@@ -314,18 +364,133 @@ func TestDocGroupsDamage(t *testing.T) {
 			if err := x.Check(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("docs group %x", key)) {
 				t.Errorf("Check: %v", err)
 			}
-			if _, err := x.Get("d1"); !errors.Is(err, ErrCorrupt) {
+			if _, err := x.Get("d0"); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Get: %v", err)
 			}
-			if _, err := x.Query(load[1].Text, nil); !errors.Is(err, ErrCorrupt) {
+			if _, err := x.Query(load[0].Text, nil); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Query: %v", err)
 			}
 			if err := x.Members(context.Background(), func(Member) error { return nil }); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("Members: %v", err)
 			}
-			if err := x.Add(Doc{ID: "d1", Text: []byte("a replacement")}); !errors.Is(err, ErrCorrupt) {
+			if err := x.Pairs(context.Background(), nil, func(Pair) error { return nil }); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Pairs: %v", err)
+			}
+			var before []byte
+			x.view(func(tx *bolt.Tx) error { before = bytes.Clone(tx.Bucket(bucketDocs).Get(key)); return nil })
+			if err := x.Add(Doc{ID: "d5", Text: []byte("a replacement")}); !errors.Is(err, ErrCorrupt) {
 				t.Errorf("replacing a document of the group: %v", err)
 			}
+			if _, err := x.Delete("d6"); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("deleting a document of the group: %v", err)
+			}
+			x.view(func(tx *bolt.Tx) error {
+				if after := tx.Bucket(bucketDocs).Get(key); !bytes.Equal(after, before) {
+					t.Errorf("the group changed: %x, was %x", after, before)
+				}
+				return nil
+			})
 		})
+	}
+}
+
+// TestDocGroupsRewriteInPlace replaces and deletes documents of a bulk
+// load: their groups are rewritten in place, so the docs bucket keeps its
+// keys and does not grow.
+func TestDocGroupsRewriteInPlace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.simidx")
+	x, err := Open(path, &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	var load []Doc
+	for i := range 20000 {
+		load = append(load, Doc{ID: fmt.Sprintf("d%05d", i), Fingerprint: uint64(i) * 0x9e3779b97f4a7c15, Precomputed: true})
+	}
+	if _, err := x.Load(context.Background(), docSeq(load), nil); err != nil {
+		t.Fatal(err)
+	}
+	docs := func() BucketStats {
+		bs, err := x.BucketStats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range bs {
+			if b.Name == "docs" {
+				return b
+			}
+		}
+		t.Fatal("no docs bucket")
+		return BucketStats{}
+	}
+	before := docs()
+	for i := 0; i < len(load); i += 3 {
+		if err := x.AddFingerprint(load[i].ID, ^load[i].Fingerprint); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i < len(load); i += 7 {
+		if _, err := x.Delete(load[i].ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := x.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	after := docs()
+	if after.Keys != before.Keys || after.Bytes > before.Bytes {
+		t.Errorf("docs bucket: %d keys and %d bytes after the load, %d and %d after replacing a third and deleting a seventh", before.Keys, before.Bytes, after.Keys, after.Bytes)
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := x.Get(load[3].ID); err != nil || d.Fingerprint != ^load[3].Fingerprint {
+		t.Errorf("Get: %+v, %v", d, err)
+	}
+}
+
+// TestDocGroupsOverlap puts a key of its own for a document of a group: a
+// lookup would find that key, a scan the group's slot as well. Check
+// reports the overlap.
+func TestDocGroupsOverlap(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.simidx")
+	opts := &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}}
+	x, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var load []Doc
+	for i := range 100 {
+		load = append(load, Doc{ID: "d" + strconv.Itoa(i), Fingerprint: uint64(i), Precomputed: true})
+	}
+	if _, err := x.Load(context.Background(), docSeq(load), nil); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketDocs)
+		k, v := b.Cursor().First()
+		g, what := openDocGroup(k, v)
+		if what != "" || g.first > 5 || g.last < 5 {
+			return fmt.Errorf("first key %x: %q", k, what)
+		}
+		r, _ := g.slot(int(5 - g.first))
+		return b.Put(docKey(5), bytes.Clone(r))
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err = Open(path, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.Check(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the key before it up to 5") {
+		t.Errorf("Check: %v", err)
 	}
 }

@@ -640,7 +640,8 @@ func (l *loader) addPostings(n uint32, r *record) error {
 // of one group are written as one value under their bandGroupKey. Up to
 // GOMAXPROCS goroutines merge the runs of a slot each and encode its
 // postings, running ahead of this one, which writes them in slot order, by
-// up to postingsAhead batches in all (4 a goroutine at least).
+// at most GOMAXPROCS slots and postingsAhead batches in all (4 a goroutine
+// at least).
 func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key func(dst []byte, i int, h uint64) []byte, group groupCodec, dead []bool) error {
 	if s == nil {
 		return nil
@@ -664,11 +665,23 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 		outs[i] = make(chan *postingBatch, max(postingsAhead/procs, 4))
 	}
 	quit := make(chan struct{})
+	// A goroutine takes a token before it takes the next slot, and this
+	// one gives it back once it has written a slot: at most procs slots
+	// are made at once, the first not yet written among them.
+	tokens := make(chan struct{}, procs)
+	for range procs {
+		tokens <- struct{}{}
+	}
 	var next atomic.Int64 // the next slot to produce
 	var wg sync.WaitGroup
 	for range procs {
 		wg.Go(func() {
 			for {
+				select {
+				case <-tokens:
+				case <-quit:
+					return
+				}
 				i := int(next.Add(1) - 1)
 				if i >= len(s.buf) {
 					return
@@ -700,6 +713,7 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 		if errs[i] != nil {
 			return stop(errs[i])
 		}
+		tokens <- struct{}{}
 	}
 	wg.Wait()
 	return nil
@@ -865,11 +879,11 @@ func (l *loader) phase2() error {
 
 	// IDs: the last document of each ID wins; earlier ones are dropped.
 	dead := make([]bool, len(l.fps))
-	var deadRecs []change
+	var dropped []uint32
 	var deadIDs []string // for LoadOptions.Replaced
 	kill := func(e idNum) {
 		dead[e.n-l.base] = true
-		deadRecs = append(deadRecs, change{n: e.n})
+		dropped = append(dropped, e.n)
 		if o := l.opts; o.Replaced != nil {
 			deadIDs = append(deadIDs, e.id)
 		}
@@ -890,13 +904,12 @@ func (l *loader) phase2() error {
 			}
 		}
 	}
-	l.st.Replaced += int64(len(deadRecs))
-	for _, c := range deadRecs {
-		if err := w.drop(c.n); err != nil {
-			return err
-		}
+	l.st.Replaced += int64(len(dropped))
+	slices.Sort(dropped)
+	if err := w.drop(dropped); err != nil {
+		return err
 	}
-	live := int64(len(l.fps) - len(deadRecs))
+	live := int64(len(l.fps) - len(dropped))
 
 	// Exact hashes, by hash and then number (entries in number order,
 	// sorted stably by hash).
@@ -1153,17 +1166,30 @@ func (w *bulkWriter) put(name, k, v []byte) error {
 	return w.bucket(name).Put(k, v)
 }
 
-// drop deletes the phase-1 record (and shingle set) of document n. Its
-// postings are left out when they are written (writePostings).
-func (w *bulkWriter) drop(n uint32) error {
-	if err := w.begin(); err != nil {
-		return err
+// drop deletes the phase-1 records (and shingle sets) of documents ns, in
+// increasing order: a group of records is rewritten once for all its
+// documents of a transaction. Their postings are left out when they are
+// written (writePostings).
+func (w *bulkWriter) drop(ns []uint32) error {
+	for len(ns) > 0 {
+		if err := w.begin(); err != nil {
+			return err
+		}
+		k := min(len(ns), 4096)
+		for _, n := range ns[:k] {
+			if err := w.x.putShingles(w.tx, n, nil); err != nil {
+				return err
+			}
+		}
+		b, err := deleteRecords(w.tx.Bucket(bucketDocs), ns[:k])
+		if err != nil {
+			return err
+		}
+		w.puts += k
+		w.bytes += b
+		ns = ns[k:]
 	}
-	w.puts++
-	if err := w.x.putShingles(w.tx, n, nil); err != nil {
-		return err
-	}
-	return deleteRecord(w.tx.Bucket(bucketDocs), n)
+	return nil
 }
 
 // commit writes m (clearing the loading flag) and commits.

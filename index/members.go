@@ -30,7 +30,7 @@ func (x *Index) Members(ctx context.Context, fn func(Member) error) error {
 			return nil
 		}
 		done := 0
-		for n, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), 0, nil) {
+		for n, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), 0) {
 			if done++; done%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err

@@ -85,6 +85,9 @@ func (x *Index) Pairs(ctx context.Context, opts *QueryOptions, fn func(Pair) err
 		sent := 0
 		return x.pairs(ctx, tx, bf, q, func(a, b uint32, d int, sim float64) error {
 			va, vb := getRecord(docs, a), getRecord(docs, b)
+			if len(va) < 9 || len(vb) < 9 {
+				return fmt.Errorf("%w: a document of pair %d-%d has no record", ErrCorrupt, a, b)
+			}
 			ha, ta := textHash(va)
 			hb, tb := textHash(vb)
 			p := Pair{
@@ -458,7 +461,7 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 	sq := q
 	sq.fp, sq.limit = false, 0
 	done := 0
-	for a, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), 0, nil) {
+	for a, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), 0) {
 		if done++; done%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

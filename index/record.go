@@ -514,7 +514,7 @@ func readPosting(bm *roaring.Bitmap, v []byte) error {
 // record. A damaged group of records panics with groupDamage.
 func docRange(tx *bolt.Tx, from, to uint32) iter.Seq2[uint32, []byte] {
 	return func(yield func(uint32, []byte) bool) {
-		for n, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), from, nil) {
+		for n, v := range eachRecord(tx.Bucket(bucketDocs).Cursor(), from) {
 			if n >= to || !yield(n, v) {
 				return
 			}
