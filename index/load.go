@@ -854,7 +854,7 @@ func (p *postingProducer) slot(i int) error {
 
 // phase2 writes the ids, exact, table, band and set buckets of a bulk load
 // in key order with full pages and commits the load.
-func (l *loader) phase2() error {
+func (l *loader) phase2() (err error) {
 	x := l.x
 	w := &bulkWriter{x: x}
 	ok := false
@@ -865,6 +865,18 @@ func (l *loader) phase2() error {
 			l.started = false
 			l.ids, l.idh, l.fps, l.exact, l.text = nil, nil, nil, nil, nil
 			x.recover() // leave the index empty, as before the load
+		}
+	}()
+	// The records the load wrote are read back (putIDGroups) outside
+	// Index.update, whose recoverCorrupt would make their damage an error.
+	defer func() {
+		if r := recover(); r != nil {
+			switch r.(type) {
+			case groupDamage, corruptRecord:
+				err = fmt.Errorf("%w: %v", ErrCorrupt, r)
+			default:
+				panic(r)
+			}
 		}
 	}()
 	if err := l.phase1(); err != nil {
