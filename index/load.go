@@ -49,7 +49,10 @@ type LoadOptions struct {
 	// posting entry with the sort's scratch (the default settings make 14
 	// to 34 entries per text): beyond it
 	// they are sorted into runs in temporary files and merged when the
-	// load ends, as an external sort does. Zero means DefaultLoadMemory.
+	// load ends, as an external sort does, through read blocks that take
+	// about half of it. Zero means DefaultLoadMemory. While the postings
+	// are written, up to 64 batches of 4,096 encoded keys wait for the
+	// writes (about 40 MB of band groups).
 	// The other memory of a bulk load is about 60 bytes per document (the
 	// hashes of the IDs, fingerprints and exact hashes, sorted at the end;
 	// the IDs themselves in an index created before schema 11), and
@@ -231,6 +234,9 @@ type loader struct {
 	pendingCap   int        // the length of the last batch: the room the next is given
 	queued       int        // documents handed to phase1
 	writing      chan error // the end of phase1's transaction under way
+	// failed is the error of a phase-1 transaction: the load ends with
+	// it, and commits nothing (the sorters hold postings of its documents).
+	failed error
 	// ids holds the IDs of an index with a key per ID (created before
 	// schema 11), idh the hash of each ID (idHash) of a grouped one: 8
 	// bytes a document, nothing the garbage collector scans, where ids
@@ -521,10 +527,13 @@ func (l *loader) phase1() error {
 // returns its error.
 func (l *loader) waitPhase1() error {
 	if l.writing == nil {
-		return nil
+		return l.failed
 	}
 	err := <-l.writing
 	l.writing = nil
+	if err != nil {
+		l.failed = err
+	}
 	return err
 }
 
@@ -659,6 +668,7 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 	}
 	s.finish()
 	procs := min(runtime.GOMAXPROCS(0), len(s.buf))
+	s.mergers = procs
 	outs := make([]chan *postingBatch, len(s.buf))
 	errs := make([]error, len(s.buf)) // each slot's, read once outs[i] is closed
 	for i := range outs {

@@ -29,6 +29,10 @@ type postingSorter struct {
 	max  int       // entries held before a run is written
 	dir  string    // of the run files
 	runs []*sortRun
+	// memory is the budget; mergers the number of calls of each that run
+	// at once, which share half of it for their read blocks (see each).
+	memory  int64
+	mergers int
 }
 
 // sortRun is one run file: each slot's entries, sorted, one after another.
@@ -43,7 +47,7 @@ type sortRun struct {
 // memory/32 entries (16 bytes each, and room for the growth of the slices
 // and the sort's scratch) before it writes a run in dir.
 func newPostingSorter(slots int, memory int64, dir string) *postingSorter {
-	return &postingSorter{buf: make([][]entry, slots), max: max(int(memory/32), 1<<16), dir: dir}
+	return &postingSorter{buf: make([][]entry, slots), max: max(int(memory/32), 1<<16), dir: dir, memory: memory, mergers: 1}
 }
 
 // add adds document n to the posting of hash h of slot i.
@@ -118,23 +122,28 @@ func (s *postingSorter) spill() error {
 }
 
 // runReader reads the entries of one slot of a run in order, a block of
-// runBlock entries at a time, decoded into ents.
+// at most blockLen entries at a time, decoded into ents.
 type runReader struct {
-	r     io.Reader
-	left  int    // entries not yet read
-	block []byte // runBlock entries, encoded
-	ents  []entry
+	r        io.Reader
+	left     int    // entries not yet read
+	blockLen int    // entries read at a time, at most
+	block    []byte // encoded
+	ents     []entry
 }
 
-// runBlock is the number of entries a runReader reads at a time.
-const runBlock = 16 << 10
+// runBlock is the most entries a runReader reads at a time, and
+// minRunBlock the fewest (see each).
+const (
+	runBlock    = 16 << 10
+	minRunBlock = 256
+)
 
 // fill reads the next block into rr.ents, empty at the end of the slot.
 func (rr *runReader) fill() error {
-	k := min(rr.left, runBlock)
-	if rr.block == nil {
-		rr.block = make([]byte, runBlock*runEntrySize)
-		rr.ents = make([]entry, 0, runBlock)
+	k := min(rr.left, rr.blockLen)
+	if rr.block == nil { // no larger than the slot's part of the run
+		rr.block = make([]byte, k*runEntrySize)
+		rr.ents = make([]entry, 0, k)
 	}
 	b := rr.block[:k*runEntrySize]
 	if _, err := io.ReadFull(rr.r, b); err != nil {
@@ -188,14 +197,21 @@ func (h mergeHeap) down(i int) {
 // documents, in increasing order (ns is reused between calls). It sorts
 // what is in memory first (finish does it for every slot at once). The
 // runs and the memory are merged through a heap: a step of about log2 of
-// the number of sources per hash and source.
+// the number of sources per hash and source. Each run is read a block at
+// a time, 28 bytes an entry: the blocks of the s.mergers calls that run at
+// once take about half of s.memory (the entries in memory, sorted, the
+// other half), and from minRunBlock to runBlock entries each.
 func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error {
+	block := runBlock
+	if n := int64(len(s.runs) * max(s.mergers, 1)); n > 0 {
+		block = int(min(int64(runBlock), max(int64(minRunBlock), s.memory/2/(28*n))))
+	}
 	var h mergeHeap
 	for k, r := range s.runs {
 		if r.cnt[i] == 0 {
 			continue
 		}
-		rr := &runReader{r: io.NewSectionReader(r.f, r.off[i], int64(r.cnt[i])*runEntrySize), left: r.cnt[i]}
+		rr := &runReader{r: io.NewSectionReader(r.f, r.off[i], int64(r.cnt[i])*runEntrySize), left: r.cnt[i], blockLen: block}
 		if err := rr.fill(); err != nil {
 			return err
 		}

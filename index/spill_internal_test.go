@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestPostingSorterMerge adds postings to a sorter that writes a run
@@ -118,5 +119,97 @@ func TestWritePostingsReadError(t *testing.T) {
 		if strings.Contains(stacks, f) {
 			t.Errorf("a goroutine in %s after writePostings returned:\n%s", f, stacks)
 		}
+	}
+}
+
+// TestWritePostingsPutError makes a put of writePostings fail (an empty
+// key) in the first, a middle and the last slot, alone and with a read
+// error in another slot, on 1, 2 and 16 goroutines: the write fails with
+// an error, without a hang, and leaves no goroutine behind.
+func TestWritePostingsPutError(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	const slots = 6
+	for _, procs := range []int{1, 2, 16} {
+		for _, c := range []struct{ putSlot, putAt, readSlot int }{
+			{0, 0, -1}, {2, 5000, -1}, {slots - 1, 100, -1}, {1, 100, 4}, {4, 100, 1},
+		} {
+			t.Run(fmt.Sprint(procs, c), func(t *testing.T) {
+				runtime.GOMAXPROCS(procs)
+				x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Settings: &Settings{Text: TextSettings{Method: MethodNshash}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer x.Close()
+				s := newPostingSorter(slots, 0, t.TempDir())
+				s.max = 60000
+				defer s.close()
+				rng := rand.New(rand.NewPCG(3, 4))
+				for n := range uint32(40000) {
+					for i := range slots {
+						if err := s.add(i, rng.Uint64N(20000), n); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				if c.readSlot >= 0 {
+					s.runs[1].off[c.readSlot] = 1 << 40 // past the end of the run
+				}
+				var seen [slots]int // keys made per slot, each slot's on one goroutine
+				key := func(dst []byte, i int, h uint64) []byte {
+					if seen[i]++; i == c.putSlot && seen[i] == c.putAt+1 {
+						return dst // an empty key, which bbolt refuses
+					}
+					return appendSetKey(append(dst, byte(i)), h)
+				}
+				done := make(chan error, 1)
+				w := &bulkWriter{x: x}
+				go func() { done <- (&loader{x: x}).writePostings(w, s, bucketSets, key, groupCodec{g: -1}, nil) }()
+				select {
+				case err = <-done:
+				case <-time.After(5 * time.Minute): // a hang
+					buf := make([]byte, 1<<20)
+					t.Fatalf("writePostings hangs:\n%s", buf[:runtime.Stack(buf, true)])
+				}
+				w.rollback()
+				if err == nil {
+					t.Fatal("writePostings: no error")
+				}
+				buf := make([]byte, 1<<20)
+				stacks := string(buf[:runtime.Stack(buf, true)])
+				for _, f := range []string{"(*postingProducer).slot", "(*loader).writePostings.func"} {
+					if strings.Contains(stacks, f) {
+						t.Errorf("a goroutine in %s after writePostings returned:\n%s", f, stacks)
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestMergeBlocksWithinBudget merges a slot of 100 runs: the read blocks
+// of the merge take no more than its share of half the sorter's memory.
+func TestMergeBlocksWithinBudget(t *testing.T) {
+	const memory = 8 << 20
+	s := newPostingSorter(2, memory, t.TempDir())
+	s.max = 5000
+	s.mergers = 2
+	defer s.close()
+	for n := range uint32(500000) {
+		if err := s.add(int(n%2), uint64(n)*0x9e3779b97f4a7c15, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(s.runs) < 90 {
+		t.Fatalf("%d runs", len(s.runs))
+	}
+	s.finish()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	if err := s.each(0, func(uint64, []uint32) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&after)
+	if got, share := after.TotalAlloc-before.TotalAlloc, uint64(memory/2/s.mergers); got > share+share/4 {
+		t.Errorf("the merge of a slot allocated %d bytes, its share of the memory is %d", got, share)
 	}
 }

@@ -1,0 +1,202 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// bulkLoader returns a loader of a bulk load into x, empty, whose
+// documents the test hands over with run and whose phase-1 transactions
+// it starts with phase1.
+func bulkLoader(t *testing.T, x *Index, o *LoadOptions) *loader {
+	t.Helper()
+	if o == nil {
+		o = &LoadOptions{}
+	}
+	o.Workers, o.BatchSize, o.Memory, o.TempDir = 1, 20000, DefaultLoadMemory, t.TempDir()
+	return &loader{x: x, opts: o, bulk: true, encode: true}
+}
+
+func fingerprintDocs(ids ...string) []Doc {
+	docs := make([]Doc, len(ids))
+	for i, id := range ids {
+		docs[i] = Doc{ID: id, Fingerprint: uint64(i) * 0x9e3779b97f4a7c15, Precomputed: true}
+	}
+	return docs
+}
+
+// TestLoadPhase1Failure makes the second phase-1 transaction of a bulk
+// load fail (the index full): the load ends with the error and commits
+// nothing, not the documents of the first transaction.
+func TestLoadPhase1Failure(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if err := x.update(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		m.next = 1<<32 - 100 // room for 98 documents
+		return x.writeMeta(tx, m)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 110 {
+		ids = append(ids, "d"+strconv.Itoa(i))
+	}
+	docs := fingerprintDocs(ids...)
+	l := bulkLoader(t, x, nil)
+	defer l.closeSorters()
+	if err := l.run(context.Background(), docSeq(docs[:50])); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.phase1(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.run(context.Background(), docSeq(docs[50:])); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.phase1(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.waitPhase1(); !errors.Is(err, ErrFull) {
+		t.Fatalf("the second transaction: %v, want ErrFull", err)
+	}
+	if err := l.flush(); !errors.Is(err, ErrFull) {
+		t.Errorf("flush after the failed transaction: %v, want ErrFull", err)
+	}
+	if n := x.Len(); n != 0 {
+		t.Errorf("%d documents committed", n)
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPhase2Corrupt damages a record a bulk load wrote before it reads it
+// back (to compare the IDs of a replaced document): the load fails with
+// ErrCorrupt, leaves the index empty and usable.
+func TestPhase2Corrupt(t *testing.T) {
+	for _, how := range []string{"group", "checksum"} {
+		t.Run(how, func(t *testing.T) {
+			x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			var ids []string
+			for i := range 300 {
+				ids = append(ids, "d"+strconv.Itoa(i%200)) // 250 replaces 50
+			}
+			docs := fingerprintDocs(ids...)
+			l := bulkLoader(t, x, nil)
+			if err := l.run(context.Background(), docSeq(docs)); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.phase1(); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.waitPhase1(); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.db.Update(func(tx *bolt.Tx) error {
+				b := tx.Bucket(bucketDocs)
+				k, v := b.Cursor().Seek(docKey(l.base + 250))
+				if !isDocGroupKey(k) {
+					return fmt.Errorf("document 250 in no group: %x", k)
+				}
+				v = bytes.Clone(v)
+				if how == "group" {
+					v = v[:len(v)-1]
+				} else {
+					v[len(v)-1] ^= 0xff // the last record's checksum
+				}
+				return b.Put(k, v)
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.phase2(); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("phase2: %v, want ErrCorrupt", err)
+			}
+			if err := l.closeSorters(); err != nil {
+				t.Fatal(err)
+			}
+			if n := x.Len(); n != 0 {
+				t.Fatalf("%d documents after the failed load", n)
+			}
+			if err := x.Check(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.Load(context.Background(), docSeq(docs), nil); err != nil || x.Len() != 200 {
+				t.Fatalf("a load after it: %v, %d documents", err, x.Len())
+			}
+		})
+	}
+}
+
+// TestForgedIDCollision gives the IDs of a bulk load one 64-bit hash, as
+// if they all collided: the documents are told apart by the IDs in their
+// records, and the last document of each ID is kept.
+func TestForgedIDCollision(t *testing.T) {
+	x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	rng := rand.New(rand.NewPCG(8, 8))
+	var ids []string
+	last := map[string]int{}
+	for i := range 400 {
+		id := "c" + strconv.Itoa(rng.IntN(5))
+		if i >= 200 {
+			id = "u" + strconv.Itoa(i)
+		}
+		last[id] = i
+		ids = append(ids, id)
+	}
+	docs := fingerprintDocs(ids...)
+	replaced := 0
+	l := bulkLoader(t, x, &LoadOptions{Replaced: func(string) { replaced++ }})
+	defer l.closeSorters()
+	if err := l.run(context.Background(), docSeq(docs)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.phase1(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.waitPhase1(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		l.idh[i] = 12345
+	}
+	if err := l.phase2(); err != nil {
+		t.Fatal(err)
+	}
+	if x.Len() != len(last) || replaced != len(docs)-len(last) {
+		t.Fatalf("%d documents, %d replaced; want %d and %d", x.Len(), replaced, len(last), len(docs)-len(last))
+	}
+	// The kept documents, by their records (the ids bucket holds the
+	// forged hashes, so Get would not find them).
+	kept := map[string]uint64{}
+	if err := x.Members(context.Background(), func(m Member) error {
+		kept[m.ID] = m.Fingerprint
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for id, i := range last {
+		if fp, ok := kept[id]; !ok || fp != docs[i].Fingerprint {
+			t.Errorf("%q: fingerprint %x kept, want that of document %d", id, fp, i)
+		}
+	}
+}
