@@ -425,15 +425,19 @@ func TestDocGroupsRewriteInPlace(t *testing.T) {
 		return BucketStats{}
 	}
 	before := docs()
+	var repl []Doc
 	for i := 0; i < len(load); i += 3 {
-		if err := x.AddFingerprint(load[i].ID, ^load[i].Fingerprint); err != nil {
-			t.Fatal(err)
-		}
+		repl = append(repl, Doc{ID: load[i].ID, Fingerprint: ^load[i].Fingerprint, Precomputed: true})
 	}
+	if err := x.Add(repl...); err != nil {
+		t.Fatal(err)
+	}
+	var del []string
 	for i := 1; i < len(load); i += 7 {
-		if _, err := x.Delete(load[i].ID); err != nil {
-			t.Fatal(err)
-		}
+		del = append(del, load[i].ID)
+	}
+	if _, err := x.Delete(del...); err != nil {
+		t.Fatal(err)
 	}
 	if err := x.Sync(); err != nil {
 		t.Fatal(err)
