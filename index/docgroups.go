@@ -147,18 +147,17 @@ func (g docGroup) problem() string {
 	return ""
 }
 
-// seekGroup returns the group that holds the slot of document n, if the
-// key k, where a seek of the docs bucket to n's own key stopped, is that
-// of such a group. A damaged group panics with groupDamage.
-func seekGroup(k, v []byte, n uint32) (docGroup, bool) {
+// groupAt returns the group under key k, with value v, where a seek of the
+// docs bucket to the own key of document n stopped, and whether it holds
+// n's slot; or what is wrong with its header.
+func groupAt(k, v []byte, n uint32) (g docGroup, ok bool, what string) {
 	if !isDocGroupKey(k) {
-		return docGroup{}, false
+		return docGroup{}, false, ""
 	}
-	g, what := openDocGroup(k, v)
-	if what != "" {
-		panic(groupDamage{"docs", bytes.Clone(k), what})
+	if g, what = openDocGroup(k, v); what != "" {
+		return docGroup{}, false, what
 	}
-	return g, n >= g.first
+	return g, n >= g.first, ""
 }
 
 // seekRecord returns the record of document n through c, a cursor of the
@@ -173,11 +172,11 @@ func seekRecord(c *bolt.Cursor, n uint32) []byte {
 	if string(k) == string(key) {
 		return v
 	}
-	g, ok := seekGroup(k, v, n)
-	if !ok {
-		return nil
+	g, ok, what := groupAt(k, v, n)
+	var r []byte
+	if ok {
+		r, what = g.slot(int(n - g.first))
 	}
-	r, what := g.slot(int(n - g.first))
 	if what != "" {
 		panic(groupDamage{"docs", bytes.Clone(k), what})
 	}
@@ -288,18 +287,18 @@ func deleteRecords(docs *bolt.Bucket, ns []uint32) (int, error) {
 func groupOf(docs *bolt.Bucket, n uint32) ([]byte, docGroup, error) {
 	key := docKey(n)
 	k, v := docs.Cursor().Seek(key)
-	if string(k) == string(key) || !isDocGroupKey(k) {
+	if string(k) == string(key) {
 		return nil, docGroup{}, nil
 	}
-	g, what := openDocGroup(k, v)
-	if what == "" {
-		if n < g.first {
-			return nil, docGroup{}, nil
-		}
+	g, ok, what := groupAt(k, v, n)
+	if ok {
 		what = g.problem()
 	}
 	if what != "" {
 		return nil, docGroup{}, fmt.Errorf("%w: docs group %x: %s", ErrCorrupt, k, what)
+	}
+	if !ok {
+		return nil, docGroup{}, nil
 	}
 	return bytes.Clone(k), g, nil
 }

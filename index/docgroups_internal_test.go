@@ -16,6 +16,43 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
+// openNew opens a new index in a temporary directory, with settings st, a
+// direct log and no syncs; opts opens it again.
+func openNew(t *testing.T, st Settings) (x *Index, path string, opts *Options) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "x.simidx")
+	opts = &Options{NoSync: true, Log: directLogInternal, Settings: &st}
+	x, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, path, opts
+}
+
+// loadAndEdit bulk-loads docs into a new index without MinHash, changes
+// its docs bucket behind its back with edit, and opens it again.
+func loadAndEdit(t *testing.T, docs []Doc, edit func(b *bolt.Bucket) error) *Index {
+	t.Helper()
+	x, path, opts := openNew(t, Settings{NoMinHash: true})
+	if _, err := x.Load(context.Background(), docSeq(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	db, err := bolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(func(tx *bolt.Tx) error { return edit(tx.Bucket(bucketDocs)) })
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x, err = Open(path, opts); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
 // TestGoldenDocGroup pins the encoding of a group of records: the key is
 // the last document's number and a zero byte, the value the number of
 // slots, their 16-bit ends and the records.
@@ -70,13 +107,7 @@ func TestDocGroupsModel(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(21, uint64(len(c.name))))
-			path := filepath.Join(t.TempDir(), "x.simidx")
-			st := c.st
-			opts := &Options{NoSync: true, Log: directLogInternal, Settings: &st}
-			x, err := Open(path, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x, path, opts := openNew(t, c.st)
 			defer func() { x.Close() }()
 			type doc struct {
 				text string
@@ -277,6 +308,7 @@ func TestDocGroupsModel(t *testing.T) {
 			})
 			verify(6)
 			x.Close()
+			var err error
 			if x, err = Open(path, opts); err != nil {
 				t.Fatal(err)
 			}
@@ -323,28 +355,13 @@ func TestDocGroupsDamage(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "x.simidx")
-			opts := &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}}
-			x, err := Open(path, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var load []Doc
 			for i := range 100 {
 				load = append(load, Doc{ID: "d" + strconv.Itoa(i), Text: fmt.Appendf(nil, "document %d of the damaged group test, with words", i)})
 			}
 			load[1].Text = load[0].Text // a pair that Pairs reads the records of
-			if _, err := x.Load(context.Background(), docSeq(load), nil); err != nil {
-				t.Fatal(err)
-			}
-			x.Close()
-			db, err := bolt.Open(path, 0o600, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var key []byte
-			err = db.Update(func(tx *bolt.Tx) error {
-				b := tx.Bucket(bucketDocs)
+			x := loadAndEdit(t, load, func(b *bolt.Bucket) error {
 				k, v := b.Cursor().First()
 				if !isDocGroupKey(k) || v[0] < 10 {
 					return fmt.Errorf("first key %x is no group of 10 documents or more", k)
@@ -353,13 +370,6 @@ func TestDocGroupsDamage(t *testing.T) {
 				key, err = c.damage(b, bytes.Clone(k), bytes.Clone(v))
 				return err
 			})
-			db.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if x, err = Open(path, opts); err != nil {
-				t.Fatal(err)
-			}
 			defer x.Close()
 			if err := x.Check(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), fmt.Sprintf("docs group %x", key)) {
 				t.Errorf("Check: %v", err)
@@ -398,11 +408,7 @@ func TestDocGroupsDamage(t *testing.T) {
 // load: their groups are rewritten in place, so the docs bucket keeps its
 // keys and does not grow.
 func TestDocGroupsRewriteInPlace(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.simidx")
-	x, err := Open(path, &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, _, _ := openNew(t, Settings{NoMinHash: true})
 	defer x.Close()
 	var load []Doc
 	for i := range 20000 {
@@ -458,26 +464,11 @@ func TestDocGroupsRewriteInPlace(t *testing.T) {
 // lookup would find that key, a scan the group's slot as well. Check
 // reports the overlap.
 func TestDocGroupsOverlap(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "x.simidx")
-	opts := &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}}
-	x, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var load []Doc
 	for i := range 100 {
 		load = append(load, Doc{ID: "d" + strconv.Itoa(i), Fingerprint: uint64(i), Precomputed: true})
 	}
-	if _, err := x.Load(context.Background(), docSeq(load), nil); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	db, err := bolt.Open(path, 0o600, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = db.Update(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketDocs)
+	x := loadAndEdit(t, load, func(b *bolt.Bucket) error {
 		k, v := b.Cursor().First()
 		g, what := openDocGroup(k, v)
 		if what != "" || g.first > 5 || g.last < 5 {
@@ -486,13 +477,6 @@ func TestDocGroupsOverlap(t *testing.T) {
 		r, _ := g.slot(int(5 - g.first))
 		return b.Put(docKey(5), bytes.Clone(r))
 	})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if x, err = Open(path, opts); err != nil {
-		t.Fatal(err)
-	}
 	defer x.Close()
 	if err := x.Check(); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "the key before it up to 5") {
 		t.Errorf("Check: %v", err)

@@ -1,7 +1,6 @@
 package index
 
 import (
-	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -119,6 +118,7 @@ func (l *loader) putIDGroups(w *bulkWriter, kill func(idNum)) error {
 			// By ID, and by number among equal IDs (the entries are in
 			// number order: a stable sort).
 			slices.SortStableFunc(run, func(a, b idNum) int { return strings.Compare(a.id, b.id) })
+			// In ID order: put sorts a group's entries again.
 			for k := range run {
 				es[i+k].n = run[k].n
 				if k+1 < len(run) && run[k].id == run[k+1].id {
@@ -126,9 +126,6 @@ func (l *loader) putIDGroups(w *bulkWriter, kill func(idNum)) error {
 					es[i+k].n = math.MaxUint32 // no entry
 				}
 			}
-			// Back in number order, as a group's entries of one hash
-			// are; the dropped ones last.
-			slices.SortFunc(es[i:j], func(a, b entry) int { return cmp.Compare(a.n, b.n) })
 		}
 		i = j
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -37,10 +36,7 @@ func fingerprintDocs(ids ...string) []Doc {
 // load fail (the index full): the load ends with the error and commits
 // nothing, not the documents of the first transaction.
 func TestLoadPhase1Failure(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, _, _ := openNew(t, Settings{NoMinHash: true})
 	defer x.Close()
 	if err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
@@ -88,10 +84,7 @@ func TestLoadPhase1Failure(t *testing.T) {
 func TestPhase2Corrupt(t *testing.T) {
 	for _, how := range []string{"group", "checksum"} {
 		t.Run(how, func(t *testing.T) {
-			x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			x, _, _ := openNew(t, Settings{NoMinHash: true})
 			defer x.Close()
 			var ids []string
 			for i := range 300 {
@@ -147,10 +140,7 @@ func TestPhase2Corrupt(t *testing.T) {
 // if they all collided: the documents are told apart by the IDs in their
 // records, and the last document of each ID is kept.
 func TestForgedIDCollision(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Log: directLogInternal, Settings: &Settings{NoMinHash: true}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, _, _ := openNew(t, Settings{NoMinHash: true})
 	defer x.Close()
 	rng := rand.New(rand.NewPCG(8, 8))
 	var ids []string

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -80,10 +79,7 @@ func TestPostingSorterMerge(t *testing.T) {
 // under writePostings: the write fails with the read's error, and every
 // goroutine it started has ended when it returns.
 func TestWritePostingsReadError(t *testing.T) {
-	x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Settings: &Settings{Text: TextSettings{Method: MethodNshash}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, _, _ := openNew(t, Settings{Text: TextSettings{Method: MethodNshash}})
 	defer x.Close()
 	s := newPostingSorter(6, 0, t.TempDir())
 	s.max = 50000
@@ -107,12 +103,18 @@ func TestWritePostingsReadError(t *testing.T) {
 	l := &loader{x: x}
 	w := &bulkWriter{x: x}
 	key := func(dst []byte, i int, h uint64) []byte { return appendSetKey(append(dst, byte(i)), h) } // in key order
-	err = l.writePostings(w, s, bucketSets, key, groupCodec{g: -1}, nil)
+	err := l.writePostings(w, s, bucketSets, key, groupCodec{g: -1}, nil)
 	w.rollback()
 	if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
 		t.Fatalf("writePostings: %v, want the read's error", err)
 	}
-	// writePostings waits for its goroutines: none is left in its code.
+	noPostingGoroutines(t)
+}
+
+// noPostingGoroutines fails t if a goroutine runs the code of
+// writePostings, which waits for its goroutines before it returns.
+func noPostingGoroutines(t *testing.T) {
+	t.Helper()
 	buf := make([]byte, 1<<20)
 	stacks := string(buf[:runtime.Stack(buf, true)])
 	for _, f := range []string{"(*postingProducer).slot", "(*loader).writePostings.func"} {
@@ -135,10 +137,7 @@ func TestWritePostingsPutError(t *testing.T) {
 		} {
 			t.Run(fmt.Sprint(procs, c), func(t *testing.T) {
 				runtime.GOMAXPROCS(procs)
-				x, err := Open(filepath.Join(t.TempDir(), "x.simidx"), &Options{NoSync: true, Settings: &Settings{Text: TextSettings{Method: MethodNshash}}})
-				if err != nil {
-					t.Fatal(err)
-				}
+				x, _, _ := openNew(t, Settings{Text: TextSettings{Method: MethodNshash}})
 				defer x.Close()
 				s := newPostingSorter(slots, 0, t.TempDir())
 				s.max = 60000
@@ -164,6 +163,7 @@ func TestWritePostingsPutError(t *testing.T) {
 				done := make(chan error, 1)
 				w := &bulkWriter{x: x}
 				go func() { done <- (&loader{x: x}).writePostings(w, s, bucketSets, key, groupCodec{g: -1}, nil) }()
+				var err error
 				select {
 				case err = <-done:
 				case <-time.After(5 * time.Minute): // a hang
@@ -174,13 +174,7 @@ func TestWritePostingsPutError(t *testing.T) {
 				if err == nil {
 					t.Fatal("writePostings: no error")
 				}
-				buf := make([]byte, 1<<20)
-				stacks := string(buf[:runtime.Stack(buf, true)])
-				for _, f := range []string{"(*postingProducer).slot", "(*loader).writePostings.func"} {
-					if strings.Contains(stacks, f) {
-						t.Errorf("a goroutine in %s after writePostings returned:\n%s", f, stacks)
-					}
-				}
+				noPostingGoroutines(t)
 			})
 		}
 	}
