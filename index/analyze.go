@@ -222,9 +222,11 @@ type analyzer struct {
 	bandBuf  []uint64
 	setBuf   []uint64
 	// bh computes the band hashes, nil without MinHash; wide is the
-	// analysis of an index created before schema 10 (see bands.go).
-	bh   *bandHasher
-	wide bool
+	// analysis of an index created before schema 10, sigBits the bits of
+	// each signature value kept by one created since (see bands.go).
+	bh      *bandHasher
+	wide    bool
+	sigBits int
 	// The short-text layer: shortUnits is 0 without it.
 	shortUnits int
 	shortBuf   []uint64
@@ -259,7 +261,7 @@ func makeAnalyzer(s *Settings) (*analyzer, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &analyzer{ts: ts, tok: tok, hasher: h, wide: s.wide}
+	a := &analyzer{ts: ts, tok: tok, hasher: h, wide: s.wide, sigBits: s.signatureBits()}
 	if s.MinHash {
 		if a.mh, err = shingle.NewMinHasher(s.MinHashK, ts.Scheme); err != nil {
 			return nil, err
@@ -304,7 +306,7 @@ func (a *analyzer) analyze(text []byte) analysis {
 		if a.mh != nil {
 			a.sig = a.mh.Append(a.sig[:0], a.shingles)
 			if !a.wide {
-				keepSig16(a.sig)
+				keepSig(a.sig, a.sigBits)
 			}
 			r.sig = a.sig
 		}
@@ -397,9 +399,10 @@ func (f *Fingerprinter) Sum64(text []byte) uint64 { return f.a.analyze(text).fp 
 
 // Analyze returns the fingerprint of text and, with the MinHash layer, its
 // signature and band hashes (nil otherwise), valid until the next call:
-// 16 bits of a hash of each MinHash value and its position, and band
-// hashes of them with their leading 48 bits (see docs/index.md, schema
-// 10), as an index created with f's settings stores them. Cost:
+// 8 bits of a hash of each MinHash value and its position (16 for the
+// settings of an index created by schema 10 to 12), and band hashes of
+// them with their leading 48 bits (see docs/index.md, schemas 10 and 13),
+// as an index created with f's settings stores them. Cost:
 // O(len(text)).
 func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 	r := f.a.analyze(text)

@@ -240,14 +240,12 @@ func openBolt(path string, o *bolt.Options) (db *bolt.DB, err error) {
 // persisted is the JSON stored under meta/settings.
 type persisted struct {
 	Settings
-	// SignatureBits is the bits kept of each signature value, 16 in an
-	// index created by schema 10 or later; absent (0) in one created
-	// before, which is wide (see bands.go).
+	// SignatureBits is the bits kept of each signature value: 8 in an
+	// index created by schema 13 or later, 16 in one created by schema 10
+	// to 12; absent (0) in one created before, which is wide (see
+	// bands.go).
 	SignatureBits int `json:"signature_bits,omitempty"`
 }
-
-// signatureBits is persisted.SignatureBits of an index that is not wide.
-const signatureBits = 16
 
 // init reads (or, for a new file, writes) the meta bucket and prepares x.
 // A panic of bbolt (a damaged page: the meta pages passed checkFile) is
@@ -327,7 +325,9 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		switch p.SignatureBits {
 		case 0:
 			p.wide = true
-		case signatureBits:
+		case 16:
+			p.sig16 = true
+		case 8:
 		default:
 			return fmt.Errorf("%w: signature bits %d", ErrNotIndex, p.SignatureBits)
 		}
@@ -375,7 +375,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
-	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet(), wide: st.wide}
+	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet(), wide: st.wide, sig16: st.sig16}
 	if st.MinHash {
 		if x.lay.bh, err = newBandHasher(&st, st.Text.Scheme); err != nil {
 			return err
@@ -411,7 +411,7 @@ func create(tx *bolt.Tx, st Settings) error {
 	}
 	p := persisted{Settings: st}
 	if !st.wide {
-		p.SignatureBits = signatureBits
+		p.SignatureBits = st.signatureBits()
 	}
 	js, err := json.Marshal(p)
 	if err != nil {
@@ -533,8 +533,13 @@ func (x *Index) recover() error {
 // changes. Schema 12 lets the docs bucket hold groups of the records of
 // consecutive documents (see docgroups.go), which a bulk load writes; an
 // older file has a key per document, which schema 12 reads and writes as
-// well: only the version changes. A program of an older schema refuses the upgraded file (ErrVersion): it would miss the
-// documents of the in-memory levels.
+// well: only the version changes. Schema 13 keeps 8 bits of each
+// signature value in the records of an index it creates (flagSig8, its
+// settings' signature_bits 8); an index created by schema 10 to 12 keeps
+// 16 (signature_bits 16, Settings.sig16) and the analysis it was created
+// with: only the version changes. A program of an older schema refuses
+// the upgraded file (ErrVersion): it would miss the documents of the
+// in-memory levels.
 func upgrade(tx *bolt.Tx) error {
 	mb := tx.Bucket(bucketMeta)
 	ver := binary.BigEndian.Uint32(mb.Get(keyVersion))

@@ -31,7 +31,8 @@ func (x *Index) probeText(text []byte) (docProbe, error) {
 	defer x.pool.Put(a)
 	an := a.analyze(text)
 	// The signature as a record holds it (the low 32 bits of each value
-	// in a wide index, flagSig32; the analysis keeps 16 bits in others):
+	// in a wide index, flagSig32; the analysis keeps 8 or 16 bits in
+	// others):
 	// a probe of a text and the probe of its stored document are the
 	// same.
 	sig := slices.Clone(an.sig)

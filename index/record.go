@@ -25,8 +25,9 @@ import (
 // short-text layer). The bands are the Bands bands of the signature, then,
 // in an index with the short-text layer, the ShortBands bands of the short
 // set, zero for a text without one. A record with flagCompact (schema 10)
-// has 16-bit signature values (w = 2), 32-bit short-set values (s = 4) and
-// no bands, which are computed from them (see bands.go); one without has
+// has 16-bit signature values (w = 2; 8-bit, w = 1, with flagSig8 too,
+// schema 13), 32-bit short-set values (s = 4) and no bands, which are
+// computed from them (see bands.go); one without has
 // 64-bit short-set values (s = 8), w = 4 with flagSig32 (schema 8) and 8
 // before. Integers are big-endian. The ID takes the
 // rest of the value, but for the last 4 bytes when flags has flagCRC
@@ -56,16 +57,20 @@ const (
 	flagShort   = 2    // a text record with a short set
 	flagSig32   = 4    // the signature holds the low 32 bits of each value
 	flagCompact = 8    // 16-bit signature values, 32-bit short set, no bands
+	flagSig8    = 16   // with flagCompact: 8-bit signature values
 	flagCRC     = 0x80 // the record ends with its checksum
 )
 
 // sigWidth returns the bytes per signature value of text record v (at
-// least 9 bytes): 2 from schema 10 on (flagCompact), 4 from schema 8 on
-// (flagSig32), 8 before. The signature is compared by the low 32 bits of
-// its values (shingle.Estimate), so the high bits need no storing; in a
-// compact record they are 0.
+// least 9 bytes): 1 from schema 13 on (flagCompact and flagSig8), 2 from
+// schema 10 on (flagCompact), 4 from schema 8 on (flagSig32), 8 before.
+// The signature is compared by the low 32 bits of its values
+// (shingle.Estimate), so the high bits need no storing; in a compact
+// record they are 0.
 func sigWidth(v []byte) int {
 	switch {
+	case v[8]&(flagCompact|flagSig8) == flagCompact|flagSig8:
+		return 1
 	case v[8]&flagCompact != 0:
 		return 2
 	case v[8]&flagSig32 != 0:
@@ -169,10 +174,11 @@ type layout struct {
 	k, bands int  // MinHash values and bands, 0 without MinHash
 	sets     bool // the records of text documents hold a set
 	// wide says the index writes records without flagCompact (see
-	// bands.go); bh computes the bands of a compact record, nil without
-	// MinHash.
-	wide bool
-	bh   *bandHasher
+	// bands.go), sig16 that it writes compact records of 16-bit signature
+	// values, without flagSig8 (an index created by schema 10 to 12); bh
+	// computes the bands of a compact record, nil without MinHash.
+	wide, sig16 bool
+	bh          *bandHasher
 }
 
 // docKey returns the key of document number n in the docs bucket.
@@ -188,8 +194,11 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 		return binary.BigEndian.AppendUint32(b, crc32.Checksum(b[start:], castagnoli))
 	}
 	flags := byte(flagText | flagCompact | flagCRC)
-	if l.wide {
+	switch {
+	case l.wide:
 		flags = flagText | flagSig32 | flagCRC
+	case !l.sig16 && l.k > 0:
+		flags |= flagSig8
 	}
 	if len(r.short) > 0 {
 		flags |= flagShort
@@ -203,9 +212,13 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 		for _, v := range r.bands {
 			b = binary.BigEndian.AppendUint64(b, v)
 		}
-	} else {
+	} else if l.sig16 {
 		for _, v := range r.sig {
 			b = binary.BigEndian.AppendUint16(b, uint16(v))
+		}
+	} else {
+		for _, v := range r.sig {
+			b = append(b, byte(v))
 		}
 	}
 	if l.sets {
@@ -285,10 +298,10 @@ func decodeChecked(r *record, v []byte, l layout, full bool) error {
 	*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := recordFlags(v)
-	if flags&(flagSig32|flagCompact) == flagSig32|flagCompact {
+	if flags&(flagSig32|flagCompact) == flagSig32|flagCompact || flags&(flagSig8|flagCompact) == flagSig8 {
 		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
-	switch flags &^ (flagSig32 | flagCompact) {
+	switch flags &^ (flagSig32 | flagCompact | flagSig8) {
 	case 0:
 		if flags != 0 {
 			return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
@@ -332,6 +345,10 @@ func decodeChecked(r *record, v []byte, l layout, full bool) error {
 func sigValues(dst []uint64, v []byte, k int) []uint64 {
 	dst = slices.Grow(dst, k)
 	switch sigWidth(v) {
+	case 1:
+		for i := range k {
+			dst = append(dst, uint64(v[17+i]))
+		}
 	case 2:
 		for i := range k {
 			dst = append(dst, uint64(binary.BigEndian.Uint16(v[17+2*i:])))

@@ -12,8 +12,9 @@ import (
 )
 
 // TestRecordLayout pins the encoding of document records. Without a set
-// method a record of schema 10 is exactly fingerprint | flags | exact |
-// sig (2 bytes a value, 16 bits: flagCompact) | [count | short
+// method a record of schema 13 is exactly fingerprint | flags | exact |
+// sig (1 byte a value, 8 bits: flagCompact and flagSig8; 2 bytes, 16
+// bits, without flagSig8 in an index created by schema 10 to 12) | [count | short
 // set, 4 bytes a value] | ID | CRC-32C of the rest (schema 6, flagCRC in
 // the flags), its bands computed from the signature and the short set; a
 // record of a wide index (schema 8 and 9) has 4 bytes a signature value
@@ -66,48 +67,74 @@ func TestRecordLayout(t *testing.T) {
 		t.Fatalf("MinHash record of a signature of 64-bit values %x, want %x", got, want)
 	}
 
-	// Schema 10: 16-bit signature values, 32-bit short-set values, the
-	// bands computed from them (two of the signature, three of the
-	// short set).
+	// Schema 13: 8-bit signature values (flagSig8), 32-bit short-set
+	// values, the bands computed from them (two of the signature, three
+	// of the short set); schema 10 to 12: 16-bit signature values, without
+	// flagSig8.
 	bh := smallBandHasher(t, false)
-	cl := layout{k: 4, bands: 5, bh: bh}
-	cr := record{id: "doc", fp: r.fp, text: true, exact: 9, sig: []uint64{10, 11, 0xffff, 0}, short: []uint64{3, 1 << 31}}
-	cr.bands = bh.appendBands(nil, cr.sig, cr.short)
-	var cwant []byte
-	cwant = be.AppendUint64(cwant, r.fp)
-	cwant = append(cwant, flagText|flagShort|flagCompact|flagCRC)
-	cwant = be.AppendUint64(cwant, 9)
-	for _, v := range cr.sig {
-		cwant = be.AppendUint16(cwant, uint16(v))
-	}
-	cwant = append(cwant, 2)
-	cwant = be.AppendUint32(be.AppendUint32(cwant, 3), 1<<31)
-	cwant = crc(append(cwant, "doc"...))
-	if got := encodeRecord(nil, &cr, cl); string(got) != string(cwant) {
-		t.Fatalf("compact record %x, want %x", got, cwant)
-	}
-	if got, err := decodeRecord(cwant, cl, true); err != nil || !reflect.DeepEqual(got, cr) {
-		t.Fatalf("compact record %x: %+v, %v, want %+v", cwant, got, err, cr)
-	}
-	if got := bandsOf(cwant, cl); !reflect.DeepEqual(got, cr.bands) {
-		t.Fatalf("bandsOf(%x) = %v, want %v", cwant, got, cr.bands)
-	}
-	for b, h := range cr.bands {
-		if h&^bandMask != 0 || h == 0 {
-			t.Fatalf("band %d: %016x, want 48 bits", b, h)
+	var cl layout
+	var cr record
+	for _, sig16 := range []bool{true, false} {
+		cl = layout{k: 4, bands: 5, bh: bh, sig16: sig16}
+		cr = record{id: "doc", fp: r.fp, text: true, exact: 9, sig: []uint64{10, 11, 0xff, 0}, short: []uint64{3, 1 << 31}}
+		if sig16 {
+			cr.sig[2] = 0xffff
 		}
-		if got, ok := bandOf(cwant, cl, b); !ok || got != h {
-			t.Fatalf("bandOf(%d) = %016x, %v, want %016x", b, got, ok, h)
+		cr.bands = bh.appendBands(nil, cr.sig, cr.short)
+		var cwant []byte
+		cwant = be.AppendUint64(cwant, r.fp)
+		if sig16 {
+			cwant = append(cwant, flagText|flagShort|flagCompact|flagCRC)
+		} else {
+			cwant = append(cwant, flagText|flagShort|flagCompact|flagSig8|flagCRC)
+		}
+		cwant = be.AppendUint64(cwant, 9)
+		for _, v := range cr.sig {
+			if sig16 {
+				cwant = be.AppendUint16(cwant, uint16(v))
+			} else {
+				cwant = append(cwant, byte(v))
+			}
+		}
+		cwant = append(cwant, 2)
+		cwant = be.AppendUint32(be.AppendUint32(cwant, 3), 1<<31)
+		cwant = crc(append(cwant, "doc"...))
+		if got := encodeRecord(nil, &cr, cl); string(got) != string(cwant) {
+			t.Fatalf("compact record %x, want %x", got, cwant)
+		}
+		if got, err := decodeRecord(cwant, cl, true); err != nil || !reflect.DeepEqual(got, cr) {
+			t.Fatalf("compact record %x: %+v, %v, want %+v", cwant, got, err, cr)
+		}
+		if got := bandsOf(cwant, cl); !reflect.DeepEqual(got, cr.bands) {
+			t.Fatalf("bandsOf(%x) = %v, want %v", cwant, got, cr.bands)
+		}
+		for b, h := range cr.bands {
+			if h&^bandMask != 0 || h == 0 {
+				t.Fatalf("band %d: %016x, want 48 bits", b, h)
+			}
+			if got, ok := bandOf(cwant, cl, b); !ok || got != h {
+				t.Fatalf("bandOf(%d) = %016x, %v, want %016x", b, got, ok, h)
+			}
+		}
+		if got := shortOf(nil, cwant, cl); !reflect.DeepEqual(got, cr.short) {
+			t.Fatalf("shortOf(%x) = %v", cwant, got)
+		}
+		noShort := cr
+		noShort.short = nil
+		noShort.bands = bh.appendBands(nil, cr.sig, nil)
+		if got, err := decodeRecord(encodeRecord(nil, &noShort, cl), cl, true); err != nil || !reflect.DeepEqual(got, noShort) || got.bands[4] != 0 {
+			t.Fatalf("compact record without a short set: %+v, %v, want %+v", got, err, noShort)
 		}
 	}
-	if got := shortOf(nil, cwant, cl); !reflect.DeepEqual(got, cr.short) {
-		t.Fatalf("shortOf(%x) = %v", cwant, got)
-	}
-	noShort := cr
-	noShort.short = nil
-	noShort.bands = bh.appendBands(nil, cr.sig, nil)
-	if got, err := decodeRecord(encodeRecord(nil, &noShort, cl), cl, true); err != nil || !reflect.DeepEqual(got, noShort) || got.bands[4] != 0 {
-		t.Fatalf("compact record without a short set: %+v, %v, want %+v", got, err, noShort)
+	// flagSig8 without flagCompact, and flagSig32 with it, are no
+	// record's flags.
+	for _, f := range []byte{flagText | flagSig8, flagText | flagSig32 | flagCompact, flagText | flagSig32 | flagCompact | flagSig8} {
+		v := encodeRecord(nil, &cr, cl)
+		v = v[:len(v)-4]
+		v[8] = f | flagShort | flagCRC
+		if _, err := decodeRecord(crc(v), cl, true); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("flags %#x: %v, want ErrCorrupt", f, err)
+		}
 	}
 	plain := record{id: "p", fp: 7}
 	if got := encodeRecord(nil, &plain, layout{}); string(got[:len(got)-4]) != "\x00\x00\x00\x00\x00\x00\x00\x07\x80p" {

@@ -35,8 +35,8 @@ type Settings struct {
 	// library's answers), and never there with the set methods
 	// (MethodNshash, MethodShort), which have their own postings. After
 	// normalization (DefaultSettings, Index.Settings) MinHash reports
-	// whether the index has the layer. It costs 2*MinHashK bytes per
-	// document in its record (16 bits of each value) and about 9
+	// whether the index has the layer. It costs MinHashK bytes per
+	// document in its record (8 bits of each value) and about 9
 	// bytes per band and document in the band postings, and the
 	// short-text layer 4 bytes per word of a short text and ShortBands
 	// bands more: 3.4 to 7x the disk of an index without it (880 against
@@ -118,6 +118,25 @@ type Settings struct {
 	// signature_bits. An index created with it (from the Settings of such
 	// an index) is wide too.
 	wide bool
+
+	// sig16 marks the analysis of an index created by schema 10 to 12,
+	// which keeps 16 bits of each signature value where schema 13 keeps 8
+	// (see bands.go); Open sets it from the stored settings'
+	// signature_bits. An index created with it is so too.
+	sig16 bool
+}
+
+// signatureBits returns the bits of each signature value that the records
+// of an index of normalized settings s with MinHash hold: 32 in a wide
+// index, 16 in one created by schema 10 to 12, 8 from schema 13 on.
+func (s *Settings) signatureBits() int {
+	switch {
+	case s.wide:
+		return 32
+	case s.sig16:
+		return 16
+	}
+	return 8
 }
 
 // DefaultSettings returns the settings an index is created with when
@@ -304,7 +323,8 @@ func analysisKey(s *Settings) uint64 {
 		Shingles bool
 		Short    [3]int
 		Wide     bool
-	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide})
+		Sig16    bool
+	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide, s.sig16})
 	return h.Sum64() | 1 // never 0, the key of a fingerprint probe
 }
 

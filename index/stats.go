@@ -49,10 +49,10 @@ type Stats struct {
 	MinBands int  `json:"min_bands,omitempty"`
 
 	// SignatureBits is, with MinHash, the bits kept of each signature
-	// value: 16 in an index created by schema 10 or later, 32 in a wide
-	// one, created before, which keeps its band hashes in its records (see
-	// docs/index.md, Format versions); indexing the corpus again makes it
-	// compact.
+	// value: 8 in an index created by schema 13 or later, 16 in one
+	// created by schema 10 to 12, 32 in a wide one, created before, which
+	// keeps its band hashes in its records (see docs/index.md, Format
+	// versions); indexing the corpus again makes it compact.
 	SignatureBits int `json:"signature_bits,omitempty"`
 
 	// ShortUnits, ShortBands and ShortRows describe the short-text layer
@@ -122,10 +122,7 @@ func (x *Index) Stats() (Stats, error) {
 		s.ShortUnits, s.ShortBands, s.ShortRows = st.ShortUnits, st.ShortBands, st.ShortRows
 	}
 	if st.MinHash {
-		s.SignatureBits = signatureBits
-		if st.wide {
-			s.SignatureBits = 32
-		}
+		s.SignatureBits = st.signatureBits()
 	}
 	err := x.view(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)

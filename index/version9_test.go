@@ -24,11 +24,15 @@ import (
 func v9Copy(t *testing.T) string { return fixtureCopy(t, "v9.simidx") }
 
 // v9Pairs returns the pairs of the v9 file, as written with it by schema
-// 9 (testdata/v9-pairs.txt): A, B, the distance, the similarity to 4
-// places and whether the two are exact copies.
-func v9Pairs(t *testing.T) []string {
+// 9 (testdata/v9-pairs.txt).
+func v9Pairs(t *testing.T) []string { return fixturePairs(t, "v9-pairs.txt") }
+
+// fixturePairs returns the pairs of testdata/name, one a line: A, B, the
+// distance, the similarity to 4 places and whether the two are exact
+// copies (pairLines's format).
+func fixturePairs(t *testing.T, name string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "v9-pairs.txt"))
+	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func TestStats(t *testing.T) {
 	if err := json.Unmarshal([]byte(r.stdout), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Path != db || s.Docs != 68 || s.SchemaVersion != index.SchemaVersion || s.MaxDistance != 3 || s.Tables == 0 || s.SignatureBits != 16 ||
+	if s.Path != db || s.Docs != 68 || s.SchemaVersion != index.SchemaVersion || s.MaxDistance != 3 || s.Tables == 0 || s.SignatureBits != 8 ||
 		len(s.Blocks) == 0 || !s.MinHash || s.FileBytes == 0 || s.BytesPerDoc == 0 || !s.Check || s.Text == nil {
 		t.Errorf("stats: %+v", s)
 	}
