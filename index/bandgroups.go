@@ -33,6 +33,14 @@ import (
 // default ExpectedDocs); in a wide index (schema 9) the whole hash, 8
 // bytes.
 //
+// In an index created by schema 13 or later (its bandgroups value has a
+// second byte, 1: groupCodec.tagged) the band hashes have g+24 bits, 48
+// at most (bandHashMask), and an entry holds the 24 after the key's, 3
+// bytes; the posting follows as a uvarint x: a posting of one document n
+// is x = n<<1 | 1 alone, 3 bytes for n < 2^20 and 4 for n < 2^27,
+// instead of a length byte and 4 bytes; a roaring bitmap of b bytes is
+// x = b<<1 and the bitmap.
+//
 // An index created before schema 9 keeps one key per hash (appendBandKey:
 // the band number and the hash, 9 bytes) and is read and written so; its
 // meta has no bandgroups key (groupCodec.g < 0).
@@ -40,18 +48,32 @@ import (
 // groupCodec is how the bands bucket of an index keys its postings and
 // holds their hashes.
 type groupCodec struct {
-	g int // the group width, -1 for a key per hash (before schema 9)
-	w int // bytes of an entry's hash: 8, the whole hash, or fewer, its bits after the key's
+	g      int  // the group width, -1 for a key per hash (before schema 9)
+	w      int  // bytes of an entry's hash: 8, the whole hash, or fewer, its bits after the key's
+	tagged bool // a posting of one document is its number in the length's uvarint (schema 13)
 }
 
 // groupCodecFor returns the groupCodec of an index with group width g
-// (-1 for none) that is wide or not.
-func groupCodecFor(g int, wide bool) groupCodec {
-	c := groupCodec{g: g, w: 8}
-	if g >= 0 && !wide {
+// (-1 for none) that is wide or not, and whose entries are tagged or not.
+func groupCodecFor(g int, wide, tagged bool) groupCodec {
+	c := groupCodec{g: g, w: 8, tagged: tagged && g >= 0}
+	switch {
+	case g < 0 || wide:
+	case c.tagged:
+		c.w = (min(g+24, 48) - g + 7) / 8
+	default:
 		c.w = (48 - g + 7) / 8
 	}
 	return c
+}
+
+// bandGroupsValue returns the value of the meta key bandgroups of an
+// index whose band groups have width g, tagged entries or not.
+func bandGroupsValue(g int, tagged bool) []byte {
+	if tagged {
+		return []byte{byte(g), 1}
+	}
+	return []byte{byte(g)}
 }
 
 // appendHash appends the entry bytes of hash h.
@@ -106,15 +128,40 @@ const bandGroupKeyLen = 5
 // value dst.
 func (c groupCodec) appendEntry(dst []byte, h uint64, p []byte) []byte {
 	dst = c.appendHash(dst, h)
-	dst = binary.AppendUvarint(dst, uint64(len(p)))
+	if !c.tagged {
+		dst = binary.AppendUvarint(dst, uint64(len(p)))
+		return append(dst, p...)
+	}
+	if n, ok := singleDoc(p); ok {
+		return binary.AppendUvarint(dst, uint64(n)<<1|1)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(p))<<1)
 	return append(dst, p...)
 }
 
 // entries calls fn with the hash and the posting of each entry of the
 // value v of the group of key, in order, until fn returns an error. It
 // fails with ErrCorrupt if v is not a sequence of entries in increasing
-// hash order. The postings alias v.
+// hash order. A roaring posting aliases v; a posting of one document of a
+// tagged group is its singletonPosting, in memory entries allocates (a
+// block for 64 of them at a time).
 func (c groupCodec) entries(key, v []byte, fn func(h uint64, p []byte) error) error {
+	var one []byte // the singleton postings of a tagged group
+	return c.scan(key, v, func(h uint64, n uint32, p []byte) error {
+		if p == nil {
+			if cap(one)-len(one) < singletonSize {
+				one = make([]byte, 0, 64*singletonSize)
+			}
+			one = appendSingletonPosting(one, n)
+			p = one[len(one)-singletonSize : len(one) : len(one)]
+		}
+		return fn(h, p)
+	})
+}
+
+// scan is entries without making the postings of one document of a tagged
+// group: fn has n and a nil posting for them.
+func (c groupCodec) scan(key, v []byte, fn func(h uint64, n uint32, p []byte) error) error {
 	var prefix uint32
 	if len(key) == bandGroupKeyLen {
 		prefix = binary.BigEndian.Uint32(key[1:])
@@ -125,17 +172,33 @@ func (c groupCodec) entries(key, v []byte, fn func(h uint64, p []byte) error) er
 			return fmt.Errorf("%w: band group entry truncated", ErrCorrupt)
 		}
 		h := c.hash(prefix, v)
-		n, w := binary.Uvarint(v[c.w:])
-		if w <= 0 || n == 0 || uint64(len(v)-c.w-w) < n {
+		x, w := binary.Uvarint(v[c.w:])
+		if w <= 0 {
 			return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
 		}
 		if i > 0 && h <= last {
 			return fmt.Errorf("%w: band group entries out of order at hash %016x", ErrCorrupt, h)
 		}
 		last = h
-		p := v[c.w+w : c.w+w+int(n)]
-		v = v[c.w+w+int(n):]
-		if err := fn(h, p); err != nil {
+		v = v[c.w+w:]
+		if c.tagged {
+			if x&1 != 0 {
+				if x>>1 > math.MaxUint32 {
+					return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
+				}
+				if err := fn(h, uint32(x>>1), nil); err != nil {
+					return err
+				}
+				continue
+			}
+			x >>= 1
+		}
+		if x == 0 || uint64(len(v)) < x {
+			return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
+		}
+		p := v[:x]
+		v = v[x:]
+		if err := fn(h, 0, p); err != nil {
 			return err
 		}
 	}
@@ -147,10 +210,13 @@ func (c groupCodec) entries(key, v []byte, fn func(h uint64, p []byte) error) er
 // before h's.
 func (c groupCodec) posting(key, v []byte, h uint64) ([]byte, error) {
 	var found []byte
-	err := c.entries(key, v, func(e uint64, p []byte) error {
+	err := c.scan(key, v, func(e uint64, n uint32, p []byte) error {
 		if e >= h {
 			if e == h {
 				found = p
+				if p == nil {
+					found = singletonPosting(n)
+				}
 			}
 			return errStop
 		}

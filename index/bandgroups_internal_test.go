@@ -1,11 +1,13 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
+	"math/bits"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -169,58 +171,99 @@ func TestBandGroupsAgreeWithKeys(t *testing.T) {
 
 // TestBandGroupEntries checks the decoding of group values: the hashes of
 // the entries, whole (wide) or after the group's bits, read back as they
-// were written for every group width, the entries in order, and the
-// damage it reports.
+// were written for every group width, the postings of one document and of
+// several, tagged (schema 13) or not, the entries in order, and the damage
+// it reports.
 func TestBandGroupEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
+	several := slices.Clone(appendSmallPostingT(t, 3, 70000, 1<<31))
 	for _, wide := range []bool{true, false} {
-		for g := 1; g <= 32; g++ {
-			c := groupCodecFor(g, wide)
-			if !wide && g+8*c.w < 48 {
-				t.Fatalf("width %d: %d bytes hold %d bits of 48", g, c.w, g+8*c.w)
+		for _, tagged := range []bool{false, true} {
+			single := singletonSize + 1 // a length byte and the number
+			if tagged {
+				single = 1 // 7<<1 | 1, one byte
 			}
-			for range 100 {
-				h := rng.Uint64()
-				if !wide {
-					h &= bandMask
+			for g := 1; g <= 32; g++ {
+				c := groupCodecFor(g, wide, tagged)
+				mask := uint64(bandMask)
+				if tagged {
+					mask = bandHashMask(g)
 				}
-				key := bandGroupKey(nil, 3, h, g)
-				v := c.appendEntry(nil, h, singletonPosting(7))
-				if len(v) != c.w+1+singletonSize {
-					t.Fatalf("width %d: entry %x", g, v)
+				if kept := 64 - bits.TrailingZeros64(mask); !wide && g+8*c.w < kept {
+					t.Fatalf("width %d: %d bytes hold %d bits of %d", g, c.w, g+8*c.w, kept)
 				}
-				if got := c.hash(binary.BigEndian.Uint32(key[1:]), v); got != h {
-					t.Fatalf("wide %v, width %d: hash %016x read back as %016x", wide, g, h, got)
+				for range 100 {
+					h := rng.Uint64()
+					if !wide {
+						h &= mask
+					}
+					key := bandGroupKey(nil, 3, h, g)
+					v := c.appendEntry(nil, h, singletonPosting(7))
+					if len(v) != c.w+single {
+						t.Fatalf("width %d, tagged %v: entry %x", g, tagged, v)
+					}
+					if got := c.hash(binary.BigEndian.Uint32(key[1:]), v); got != h {
+						t.Fatalf("wide %v, width %d: hash %016x read back as %016x", wide, g, h, got)
+					}
 				}
 			}
-		}
-		c := groupCodecFor(16, wide)
-		key := bandGroupKey(nil, 0, 0, 16)
-		step := uint64(1)
-		if !wide {
-			step = 1 << 16
-		}
-		var v []byte
-		v = c.appendEntry(v, 3*step, singletonPosting(7))
-		v = c.appendEntry(v, 9*step, singletonPosting(1))
-		if p, err := c.posting(key, v, 9*step); err != nil || len(p) != singletonSize {
-			t.Fatalf("hash 9: %x, %v", p, err)
-		}
-		if p, err := c.posting(key, v, 5*step); err != nil || p != nil {
-			t.Fatalf("hash 5: %x, %v", p, err)
-		}
-		for name, bad := range map[string][]byte{
-			"truncated":    v[:len(v)-1],
-			"out of order": c.appendEntry(slices.Clone(v), 4*step, singletonPosting(2)),
-			"repeated":     c.appendEntry(slices.Clone(v), 9*step, singletonPosting(2)),
-			"empty entry":  append(c.appendHash(slices.Clone(v), 10*step), 0),
-		} {
-			err := c.entries(key, bad, func(uint64, []byte) error { return nil })
-			if !errors.Is(err, ErrCorrupt) {
-				t.Errorf("wide %v, %s: %v, want ErrCorrupt", wide, name, err)
+			c := groupCodecFor(16, wide, tagged)
+			key := bandGroupKey(nil, 0, 0, 16)
+			step := uint64(1)
+			switch {
+			case wide:
+			case tagged:
+				step = 1 << 24 // 40 bits of hash
+			default:
+				step = 1 << 16
+			}
+			var v []byte
+			v = c.appendEntry(v, 3*step, singletonPosting(7))
+			v = c.appendEntry(v, 5*step, several)
+			v = c.appendEntry(v, 9*step, singletonPosting(1<<32-1))
+			if p, err := c.posting(key, v, 9*step); err != nil || !bytes.Equal(p, singletonPosting(1<<32-1)) {
+				t.Fatalf("tagged %v, hash 9: %x, %v", tagged, p, err)
+			}
+			if p, err := c.posting(key, v, 5*step); err != nil || !bytes.Equal(p, several) {
+				t.Fatalf("tagged %v, hash 5: %x, %v", tagged, p, err)
+			}
+			if p, err := c.posting(key, v, 4*step); err != nil || p != nil {
+				t.Fatalf("tagged %v, hash 4: %x, %v", tagged, p, err)
+			}
+			var got [][]byte
+			if err := c.entries(key, v, func(_ uint64, p []byte) error { got = append(got, p); return nil }); err != nil ||
+				!slices.EqualFunc(got, [][]byte{singletonPosting(7), several, singletonPosting(1<<32 - 1)}, bytes.Equal) {
+				t.Fatalf("tagged %v: entries %x, %v", tagged, got, err)
+			}
+			bad := map[string][]byte{
+				"truncated":    v[:len(v)-1],
+				"out of order": c.appendEntry(slices.Clone(v), 4*step, singletonPosting(2)),
+				"repeated":     c.appendEntry(slices.Clone(v), 9*step, singletonPosting(2)),
+				"empty entry":  append(c.appendHash(slices.Clone(v), 10*step), 0),
+			}
+			if tagged {
+				bad["number of 33 bits"] = binary.AppendUvarint(c.appendHash(slices.Clone(v), 10*step), 1<<33|1)
+				bad["posting truncated"] = binary.AppendUvarint(c.appendHash(slices.Clone(v), 10*step), 8<<1)
+			}
+			for name, b := range bad {
+				err := c.entries(key, b, func(uint64, []byte) error { return nil })
+				if !errors.Is(err, ErrCorrupt) {
+					t.Errorf("wide %v, tagged %v, %s: %v, want ErrCorrupt", wide, tagged, name, err)
+				}
 			}
 		}
 	}
+}
+
+// appendSmallPostingT returns the posting of docs, sorted, as a roaring
+// bitmap of them.
+func appendSmallPostingT(t *testing.T, docs ...uint32) []byte {
+	t.Helper()
+	p, ok := appendSmallPosting(nil, docs)
+	if !ok {
+		t.Fatalf("no small posting of %v", docs)
+	}
+	return p
 }
 
 // TestCheckBandGroups checks that Check reports a group whose entries are
@@ -273,6 +316,45 @@ func TestCheckBandGroups(t *testing.T) {
 			}
 			if err := x.Check(); err == nil || !strings.Contains(err.Error(), "band key") {
 				t.Fatalf("Check: %v, want a damaged band key", err)
+			}
+		})
+	}
+}
+
+// TestBandGroupsMatchSettings checks that Open refuses a file whose band
+// groups are not those its settings imply (ErrNotIndex): untagged groups
+// in an index of schema 13's analysis, tagged groups of another width, or
+// tagged groups in an index created by schema 10 to 12 (sig16), whose
+// band hashes have 48 bits.
+func TestBandGroupsMatchSettings(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		sig16 bool
+		value []byte
+	}{
+		{"untagged", false, []byte{16}},
+		{"other width", false, []byte{17, 1}},
+		{"unknown format", false, []byte{16, 2}},
+		{"tagged with 16-bit signatures", true, []byte{16, 1}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "m.simidx")
+			x, err := Open(path, &Options{Log: directLogInternal, NoSync: true, Settings: &Settings{sig16: c.sig16}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if x.groups.tagged == c.sig16 {
+				t.Fatalf("created with tagged groups %v", x.groups.tagged)
+			}
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+			updateFile(t, path, func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyBandGroups, c.value) })
+			if x, err := Open(path, &Options{ReadOnly: true}); !errors.Is(err, ErrNotIndex) {
+				if err == nil {
+					x.Close()
+				}
+				t.Fatalf("Open: %v, want ErrNotIndex", err)
 			}
 		})
 	}

@@ -23,9 +23,17 @@ import (
 //     agrees with one of another by chance with probability about 2^-20
 //     a pair of texts at the default ShortUnits (61 values a set);
 //   - the band hashes are computed from these values (bandHasher), and
-//     keep their leading 48 bits (bandMask): two unrelated documents share
-//     a band by chance with probability 2^-48 a band, a false candidate
-//     that the similarity rejects. So the records need not store the band
+//     keep their leading g+24 bits (bandHashMask; 48 at most), g the width
+//     of the band groups at the expected size (bandGroupBits: 16, so 40
+//     bits, at the default ExpectedDocs), of which an entry of a band
+//     group holds the 24 after the group's (3 bytes). Two unrelated
+//     documents share a band by chance with probability 2^-(g+24) a band,
+//     a false candidate that the similarity rejects: about 16/(N*2^24) a
+//     band at the expected size N, so that Pairs over N documents meets
+//     about 8*bands*2^-24*N of them (17 at a million documents with the
+//     default 34 bands), and a query Bands*M*2^-(g+24) in an index of M
+//     documents. An index created by schema 10 to 12 (Settings.sig16)
+//     keeps 48 bits (bandMask). So the records need not store the band
 //     hashes (flagCompact): they are computed from the signature and the
 //     short set when they are read.
 //
@@ -74,6 +82,7 @@ func keepShort32(s []uint64) []uint64 {
 // one). It is safe for concurrent use.
 type bandHasher struct {
 	wide                  bool
+	keep                  uint64 // the bits of a band hash kept (see bandHashKeep)
 	bands, rows           int
 	shortBands, shortRows int // 0 without the short-text layer
 	scheme                shingle.Scheme
@@ -90,7 +99,7 @@ type shortScratch struct {
 // newBandHasher returns the bandHasher of normalized settings s with the
 // MinHash layer, or an error wrapping ErrSettings.
 func newBandHasher(s *Settings, scheme shingle.Scheme) (*bandHasher, error) {
-	h := &bandHasher{wide: s.wide, bands: s.Bands, rows: s.MinHashK / s.Bands, scheme: scheme}
+	h := &bandHasher{wide: s.wide, keep: bandHashKeep(s), bands: s.Bands, rows: s.MinHashK / s.Bands, scheme: scheme}
 	if s.hasShort() {
 		h.shortBands, h.shortRows = s.ShortBands, s.ShortRows
 		// Made once here, so that an invalid size fails now, not in a
@@ -157,14 +166,33 @@ func (h *bandHasher) appendShortBands(dst, short []uint64) []uint64 {
 	return dst
 }
 
-// mask keeps the leading 48 bits of each band hash of bands, in place, in
-// an index that is not wide.
+// mask keeps the leading bits of each band hash of bands that the index
+// keeps (h.keep), in place, in an index that is not wide.
 func (h *bandHasher) mask(bands []uint64) {
 	if !h.wide {
 		for i := range bands {
-			bands[i] &= bandMask
+			bands[i] &= h.keep
 		}
 	}
+}
+
+// bandHashMask returns the mask of the leading bits of a band hash that an
+// index created by schema 13 or later keeps, for band groups of width g:
+// g+24 bits, 48 at most.
+func bandHashMask(g int) uint64 { return ^uint64(0) << (64 - min(g+24, 48)) }
+
+// bandHashKeep returns the mask of the bits of a band hash that an index
+// of normalized settings s with MinHash keeps: all of them in a wide
+// index, 48 in one created by schema 10 to 12, from schema 13 on those of
+// bandHashMask for the width of its band groups.
+func bandHashKeep(s *Settings) uint64 {
+	switch {
+	case s.wide:
+		return ^uint64(0)
+	case s.sig16:
+		return bandMask
+	}
+	return bandHashMask(bandGroupBits(s.ExpectedDocs))
 }
 
 // band returns band b of the document of signature sig and short set
@@ -179,7 +207,7 @@ func (h *bandHasher) band(sig, short []uint64, b int) uint64 {
 		v = h.appendShortBands(buf[:0], short)[b-h.bands]
 	}
 	if !h.wide {
-		v &= bandMask
+		v &= h.keep
 	}
 	return v
 }

@@ -262,6 +262,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	var st Settings
 	var fresh bool
 	group := -1      // the band group width (see bandgroups.go)
+	tagged := false  // the band groups' entries are tagged (schema 13)
 	idGroup := -1    // the ID group width (see idgroups.go)
 	exactGroup := -1 // the exact group width (see exactgroups.go)
 	read := func(t *bolt.Tx) error {
@@ -286,8 +287,9 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
 		}
 		group = -1
-		if g := mb.Get(keyBandGroups); len(g) == 1 && g[0] <= 32 {
+		if g := mb.Get(keyBandGroups); (len(g) == 1 || len(g) == 2 && g[1] == 1) && g[0] <= 32 {
 			group = int(g[0])
+			tagged = len(g) == 2
 		} else if g != nil {
 			return fmt.Errorf("%w: band group width %x", ErrNotIndex, g)
 		}
@@ -352,7 +354,9 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			}
 			if fresh {
 				st = want
-				group = bandGroupBits(st.ExpectedDocs)
+				// An index made with the settings of an index created
+				// before schema 13 keeps its band groups' entries too.
+				group, tagged = bandGroupBits(st.ExpectedDocs), st.tagged()
 				idGroup = hashGroupBits(st.ExpectedDocs)
 				exactGroup = idGroup
 				return create(tx, st)
@@ -368,8 +372,13 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return err
 		}
 	}
+	if st.MinHash && group >= 0 && (tagged != st.tagged() || tagged && group != bandGroupBits(st.ExpectedDocs)) {
+		// The band hashes that the analysis keeps (bandHashKeep) are
+		// those the groups hold.
+		return fmt.Errorf("%w: band groups of width %d, tagged %v, in an index of signature bits %d", ErrNotIndex, group, tagged, st.signatureBits())
+	}
 	x.settings = st
-	x.groups = groupCodecFor(group, st.wide)
+	x.groups = groupCodecFor(group, st.wide, tagged)
 	x.ids = idGroups(idGroup)
 	x.exact = exactGroups(exactGroup)
 	x.tables = st.Design.tables(st.MaxDistance)
@@ -439,7 +448,7 @@ func create(tx *bolt.Tx, st Settings) error {
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
 	if st.MinHash {
 		names = append(names, bucketBands)
-		if err := mb.Put(keyBandGroups, []byte{byte(bandGroupBits(st.ExpectedDocs))}); err != nil {
+		if err := mb.Put(keyBandGroups, bandGroupsValue(bandGroupBits(st.ExpectedDocs), st.tagged())); err != nil {
 			return err
 		}
 	}

@@ -109,8 +109,8 @@ func TestRecordLayout(t *testing.T) {
 			t.Fatalf("bandsOf(%x) = %v, want %v", cwant, got, cr.bands)
 		}
 		for b, h := range cr.bands {
-			if h&^bandMask != 0 || h == 0 {
-				t.Fatalf("band %d: %016x, want 48 bits", b, h)
+			if h&^bh.keep != 0 || h == 0 || bh.keep != bandHashMask(16) {
+				t.Fatalf("band %d: %016x, want the bits of %016x", b, h, bh.keep)
 			}
 			if got, ok := bandOf(cwant, cl, b); !ok || got != h {
 				t.Fatalf("bandOf(%d) = %016x, %v, want %016x", b, got, ok, h)

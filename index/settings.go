@@ -126,6 +126,12 @@ type Settings struct {
 	sig16 bool
 }
 
+// tagged reports whether an index of normalized settings s keeps the band
+// groups of schema 13: tagged entries and band hashes of bandHashMask's
+// bits (see bandgroups.go). An index created before, or made with the
+// settings of one (wide or sig16), keeps those of its schema.
+func (s *Settings) tagged() bool { return !s.wide && !s.sig16 }
+
 // signatureBits returns the bits of each signature value that the records
 // of an index of normalized settings s with MinHash hold: 32 in a wide
 // index, 16 in one created by schema 10 to 12, 8 from schema 13 on.
