@@ -359,3 +359,43 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 		})
 	}
 }
+
+// FuzzBandGroupEntries decodes arbitrary bytes as the value of a band
+// group, with every codec (wide or not, tagged or not): the decode fails
+// with ErrCorrupt or gives entries in increasing hash order, and the
+// posting of each hash that posting finds is the entry's.
+func FuzzBandGroupEntries(f *testing.F) {
+	codecs := []groupCodec{groupCodecFor(16, false, true), groupCodecFor(16, false, false), groupCodecFor(16, true, false)}
+	for _, c := range codecs {
+		var v []byte
+		v = c.appendEntry(v, 3<<24, singletonPosting(7))
+		v = c.appendEntry(v, 5<<24, []byte{0x3a, 0x30, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0x10, 0, 0, 0, 1, 0, 2, 0})
+		f.Add(v)
+	}
+	key := bandGroupKey(nil, 2, 0, 16)
+	f.Fuzz(func(t *testing.T, v []byte) {
+		for _, c := range codecs {
+			var hs []uint64
+			var ps [][]byte
+			err := c.entries(key, v, func(h uint64, p []byte) error {
+				hs = append(hs, h)
+				ps = append(ps, slices.Clone(p))
+				return nil
+			})
+			if err != nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("%+v: entries of %x: %v, want ErrCorrupt", c, v, err)
+				}
+				continue
+			}
+			for i, h := range hs {
+				if i > 0 && h <= hs[i-1] {
+					t.Fatalf("%+v: entries of %x out of order", c, v)
+				}
+				if p, err := c.posting(key, v, h); err != nil || !bytes.Equal(p, ps[i]) {
+					t.Fatalf("%+v: posting %016x of %x: %x, %v, want %x", c, h, v, p, err, ps[i])
+				}
+			}
+		}
+	})
+}

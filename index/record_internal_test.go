@@ -242,12 +242,14 @@ func smallBandHasher(tb testing.TB, wide bool) *bandHasher {
 }
 
 // FuzzDecodeRecord decodes arbitrary bytes as a record of an index with
-// MinHash and the short-text layer, wide and compact, and of one with a
+// MinHash and the short-text layer, wide and compact (8- and 16-bit
+// signature values), and of one with a
 // set method: a decode fails with ErrCorrupt or succeeds, and the partial
 // readers of a record that decodes give what the decode gave.
 func FuzzDecodeRecord(f *testing.F) {
 	layouts := []layout{
 		{k: 4, bands: 5, bh: smallBandHasher(f, false)},
+		{k: 4, bands: 5, bh: smallBandHasher(f, false), sig16: true},
 		{k: 4, bands: 5, bh: smallBandHasher(f, true), wide: true},
 		{sets: true},
 	}
