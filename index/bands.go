@@ -148,7 +148,7 @@ func (h *bandHasher) appendShortBands(dst, short []uint64) []uint64 {
 	}
 	if len(short) == 0 {
 		// A real band hash is never 0, which marks an absent band: the
-		// chance that one is is 2^-64 a band (2^-48 kept to 48 bits),
+		// chance that one is is 2^-64 a band (2^-40 kept to 40 bits),
 		// and it would only lose that band.
 		return append(dst, make([]uint64, h.shortBands)...)
 	}

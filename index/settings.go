@@ -36,11 +36,11 @@ type Settings struct {
 	// (MethodNshash, MethodShort), which have their own postings. After
 	// normalization (DefaultSettings, Index.Settings) MinHash reports
 	// whether the index has the layer. It costs MinHashK bytes per
-	// document in its record (8 bits of each value) and about 9
+	// document in its record (8 bits of each value) and about 6
 	// bytes per band and document in the band postings, and the
 	// short-text layer 4 bytes per word of a short text and ShortBands
-	// bands more: 3.4 to 7x the disk of an index without it (880 against
-	// 163 bytes a document on a million short texts), and more indexing
+	// bands more: 2.9 to 6.4x the disk of an index without it (629
+	// against 108 bytes a document on a million short texts), and more indexing
 	// time (see docs/benchmarks.md, which also gives the accuracy figures
 	// that made it the default).
 	MinHash bool `json:"minhash"`
@@ -120,8 +120,9 @@ type Settings struct {
 	wide bool
 
 	// sig16 marks the analysis of an index created by schema 10 to 12,
-	// which keeps 16 bits of each signature value where schema 13 keeps 8
-	// (see bands.go); Open sets it from the stored settings'
+	// which keeps 16 bits of each signature value where schema 13 keeps 8,
+	// and 48 bits of each band hash, in band groups of that schema (see
+	// bands.go and bandgroups.go); Open sets it from the stored settings'
 	// signature_bits. An index created with it is so too.
 	sig16 bool
 }
