@@ -316,10 +316,11 @@ func (a *analyzer) analyze(text []byte) analysis {
 		}
 	}
 	if a.shortUnits > 0 && len(a.units) > 0 && len(a.units) <= a.shortUnits {
-		a.shortBuf = shortSet(a.shortBuf[:0], a.units)
-		if !a.wide {
-			a.shortBuf = keepShort32(a.shortBuf)
+		mask := uint64(shortMask)
+		if a.wide {
+			mask = ^uint64(0)
 		}
+		a.shortBuf = shortSet(a.shortBuf[:0], a.units, mask)
 		r.short = a.shortBuf
 	}
 	if a.bh != nil {
@@ -340,17 +341,20 @@ const (
 // without repeats: the hash (shingle.Combine) of each pair of adjacent
 // units, with a start mark before the first unit and an end mark after the
 // last, so that a text of n units has n+1 pairs (fewer if some repeat) and
-// a unit changed anywhere changes 2 of them. Cost: O(n log n) for n units.
-func shortSet(dst, units []uint64) []uint64 {
+// a unit changed anywhere changes 2 of them. Each hash is and'ed with mask
+// (shortMask in an index that is not wide, all ones in a wide one) before
+// the set is made. Cost: O(n log n) for n units.
+func shortSet(dst, units []uint64, mask uint64) []uint64 {
+	n := len(dst)
 	var p [2]uint64
 	p[1] = shortStart
 	for _, u := range units {
 		p[0], p[1] = p[1], u
-		dst = append(dst, shingle.Combine(p[:]))
+		dst = append(dst, shingle.Combine(p[:])&mask)
 	}
 	p[0], p[1] = p[1], shortEnd
-	dst = append(dst, shingle.Combine(p[:]))
-	return shingle.Set(dst)
+	dst = append(dst, shingle.Combine(p[:])&mask)
+	return dst[:n+len(shingle.Set(dst[n:]))]
 }
 
 // estimateJaccard returns the Jaccard similarity estimated from two MinHash

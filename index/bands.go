@@ -66,15 +66,6 @@ func keepSig(sig []uint64, bits int) {
 // part of the persisted format.
 const sigPositionSeed = 0x9e3779b97f4a7c15
 
-// keepShort32 returns the short set s with the low 32 bits of each value,
-// sorted and without repeats, in place.
-func keepShort32(s []uint64) []uint64 {
-	for i := range s {
-		s[i] &= shortMask
-	}
-	return shingle.Set(s)
-}
-
 // bandHasher computes the band hashes of a document from its signature
 // and its short set, as an index of given settings does: the Bands bands
 // of the signature, then, with the short-text layer, the ShortBands bands

@@ -1,6 +1,7 @@
 package shingle_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -84,6 +85,32 @@ func BenchmarkSignature(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				sig = m.Append(sig[:0], hs)
+			}
+		})
+	}
+}
+
+// BenchmarkSignatureStream measures the signature step on a stream of
+// distinct sets of 20 and of 50 shingles (short texts), one set a
+// signature: BenchmarkSignature's one set, signed again and again, lets
+// the processor learn the branches of its densification.
+func BenchmarkSignatureStream(b *testing.B) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	for _, n := range []int{20, 50} {
+		sets := make([][]uint64, 256)
+		for i := range sets {
+			sets[i] = make([]uint64, n)
+			for j := range sets[i] {
+				sets[i][j] = rng.Uint64()
+			}
+		}
+		b.Run(fmt.Sprintf("onepermutation-%d", n), func(b *testing.B) {
+			m, _ := shingle.NewMinHasher(shingle.DefaultK, shingle.OnePermutation)
+			var sig []uint64
+			b.SetBytes(8 * int64(n))
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				sig = m.Append(sig[:0], sets[i%len(sets)])
 			}
 		})
 	}

@@ -43,13 +43,14 @@ const (
 )
 
 // MinHasher computes MinHash signatures of shingle-hash sets. It reuses a
-// small buffer and is not safe for concurrent use.
+// few small buffers and is not safe for concurrent use.
 type MinHasher struct {
 	k      int
 	scheme Scheme
 	seeds  []uint64 // Mixes: one per value
 	filled binSet   // OnePermutation: scratch
 	probes []uint16 // OnePermutation: probeTable(k)
+	from   []uint16 // OnePermutation: scratch, the bin an empty bin copies
 }
 
 // binSet is a set of the bins of a signature, one bit a bin.
@@ -99,6 +100,7 @@ func NewMinHasher(k int, scheme Scheme) (*MinHasher, error) {
 	switch scheme {
 	case OnePermutation:
 		m.probes = probeTable(k)
+		m.from = make([]uint16, k)
 	case Mixes:
 		m.seeds = make([]uint64, k)
 		for i := range m.seeds {
@@ -157,20 +159,65 @@ func (m *MinHasher) fill(sig, shingles []uint64) {
 	}
 }
 
-// densify gives each empty bin of sig the value of the bin probe picks,
-// visiting the empty bins as the zero bits of m.filled.
+// densify gives each empty bin of sig the value of the bin probe picks.
+//
+// When a seventh of the bins or more are filled, it goes through the probe
+// table by depth: at depth a, every empty bin that has not found a filled
+// bin yet notes the a-th bin of its sequence in m.from and leaves the
+// search if that bin is filled, with masks instead of a branch, whose
+// outcome would be as hard to predict as a coin toss; the bins still
+// searching after the table's depth take probe. With fewer filled bins
+// the probes mostly miss, a branch the processor predicts, and each empty
+// bin takes probe.
 func (m *MinHasher) densify(sig []uint64) {
 	filled := &m.filled
-	for w := range (m.k + 63) / 64 {
-		for e := ^filled[w]; e != 0; e &= e - 1 {
-			i := w*64 + bits.TrailingZeros64(e)
-			if i >= m.k {
-				break
+	words := (m.k + 63) / 64
+	n := 0
+	for _, f := range filled[:words] {
+		n += bits.OnesCount64(f)
+	}
+	if n*densifyByDepth < m.k {
+		for w := range words {
+			for e := ^filled[w]; e != 0; e &= e - 1 {
+				i := w*64 + bits.TrailingZeros64(e)
+				if i >= m.k {
+					break
+				}
+				sig[i] = sig[m.probe(i, filled)]
 			}
-			sig[i] = sig[m.probe(i, filled)]
+		}
+		return
+	}
+	probes, from := m.probes, m.from
+	for w := range words {
+		empty := ^filled[w]
+		if r := m.k - w*64; r < 64 {
+			empty &= 1<<r - 1
+		}
+		open := empty // the empty bins still searching
+		t := probes[w*64*probeDepth:]
+		for a := 0; a < probeDepth && open != 0; a++ {
+			for e := open; e != 0; e &= e - 1 {
+				b := bits.TrailingZeros64(e)
+				j := t[b*probeDepth+a]
+				from[w*64+b] = j
+				open &^= (filled[j/64%(MaxK/64)] >> (j % 64) & 1) << b
+			}
+		}
+		for ; open != 0; open &= open - 1 {
+			i := w*64 + bits.TrailingZeros64(open)
+			from[i] = uint16(m.probe(i, filled))
+		}
+		for ; empty != 0; empty &= empty - 1 {
+			i := w*64 + bits.TrailingZeros64(empty)
+			sig[i] = sig[from[i]]
 		}
 	}
 }
+
+// densifyByDepth is the inverse of the least share of filled bins with
+// which densify goes through the probe table by depth.
+const densifyByDepth = 7
 
 // probe returns the bin whose value the empty bin i copies: the first
 // filled bin of a probe sequence fixed by i alone, so that two signatures

@@ -121,3 +121,47 @@ func TestEstimateLow32(t *testing.T) {
 		t.Errorf("Estimate = %v, want 0.75", got)
 	}
 }
+
+// TestDensifyByDepth checks densify against the full probe sequence with
+// just enough filled bins for it to go through the probe table by depth,
+// so that some empty bins search past the table's depth, and with one
+// filled bin fewer (at least one).
+func TestDensifyByDepth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1024, 7))
+	deep := 0
+	for _, k := range []int{7, 60, 84, 1024} {
+		m, err := NewMinHasher(k, OnePermutation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		least := (k + densifyByDepth - 1) / densifyByDepth
+		for trial := range 100 {
+			n := max(1, least-trial%2)
+			filled := make([]bool, k)
+			sig := make([]uint64, k)
+			clear(m.filled[:])
+			for _, i := range rng.Perm(k)[:n] {
+				filled[i] = true
+				m.filled.add(i)
+				sig[i] = rng.Uint64()
+			}
+			want := slices.Clone(sig)
+			for i := range k {
+				if !filled[i] {
+					j := probeReference(k, i, filled)
+					want[i] = sig[j]
+					if !slices.Contains(m.probes[i*probeDepth:(i+1)*probeDepth], uint16(j)) {
+						deep++
+					}
+				}
+			}
+			m.densify(sig)
+			if !slices.Equal(sig, want) {
+				t.Fatalf("k %d, %d filled bins: densify gives\n%x\nwant\n%x", k, n, sig, want)
+			}
+		}
+	}
+	if deep == 0 {
+		t.Error("no bin searched past the probe table")
+	}
+}

@@ -91,11 +91,18 @@ func (a *Accumulator) sum64(ties bool) uint64 {
 	}
 	var fp uint64
 	for i := range 64 {
-		if 2*a.ones[i]-a.n+a.sums[i] >= min {
-			fp |= 1 << i
-		}
+		fp |= atLeast(2*a.ones[i]-a.n+a.sums[i], min) << i
 	}
 	return fp
+}
+
+// atLeast returns 1 if x >= y and 0 otherwise, without a branch: the bits
+// of a fingerprint are as hard to predict as coin tosses.
+func atLeast(x, y int64) uint64 {
+	if x >= y {
+		return 1
+	}
+	return 0
 }
 
 // Reset empties the accumulator.
