@@ -405,8 +405,8 @@ func (f *Fingerprinter) Sum64(text []byte) uint64 { return f.a.analyze(text).fp 
 // signature and band hashes (nil otherwise), valid until the next call:
 // 8 bits of a hash of each MinHash value and its position (16 for the
 // settings of an index created by schema 10 to 12), and band hashes of
-// them with their leading g+24 bits, g the width of the band groups (40
-// bits at the default ExpectedDocs; 48 for the settings of an index
+// them with their leading g+24 bits, g the width of the band groups, 40 to
+// 48 (40 at the default ExpectedDocs; 48 for the settings of an index
 // created by schema 10 to 12; see docs/index.md, schemas 10 and 13), as
 // an index created with f's settings stores them. Cost:
 // O(len(text)).

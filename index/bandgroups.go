@@ -34,9 +34,10 @@ import (
 // bytes.
 //
 // In an index created by schema 13 or later (its bandgroups value has a
-// second byte, 1: groupCodec.tagged) the band hashes have g+24 bits, 48
-// at most (bandHashMask), and an entry holds the 24 after the key's, 3
-// bytes; the posting follows as a uvarint x: a posting of one document n
+// second byte, 1: groupCodec.tagged) the band hashes have b =
+// bandHashBits(g) bits (g+24, at least 40, at most 48), and an entry holds
+// those after the key's, ceil((b-g)/8) bytes (3 at the default
+// ExpectedDocs); the posting follows as a uvarint x: a posting of one document n
 // is x = n<<1 | 1 alone, 3 bytes for n < 2^20 and 4 for n < 2^27,
 // instead of a length byte and 4 bytes; a roaring bitmap of b bytes is
 // x = b<<1 and the bitmap.
@@ -60,7 +61,7 @@ func groupCodecFor(g int, wide, tagged bool) groupCodec {
 	switch {
 	case g < 0 || wide:
 	case c.tagged:
-		c.w = (min(g+24, 48) - g + 7) / 8
+		c.w = (bandHashBits(g) - g + 7) / 8
 	default:
 		c.w = (48 - g + 7) / 8
 	}

@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math/bits"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -325,7 +326,8 @@ func TestCheckBandGroups(t *testing.T) {
 // groups are not those its settings imply (ErrNotIndex): untagged groups
 // in an index of schema 13's analysis, tagged groups of another width, or
 // tagged groups in an index created by schema 10 to 12 (sig16), whose
-// band hashes have 48 bits.
+// band hashes have 48 bits; and that it refuses a schema 12 file so before
+// its upgrade writes anything.
 func TestBandGroupsMatchSettings(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -358,6 +360,29 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 			}
 		})
 	}
+	// A file of schema 12 whose groups are refused is not upgraded: the
+	// refusal comes before any write.
+	b, err := os.ReadFile(filepath.Join("testdata", "v12.simidx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "v12.simidx")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	updateFile(t, path, func(tx *bolt.Tx) error { return tx.Bucket(bucketMeta).Put(keyBandGroups, []byte{16, 1}) })
+	if x, err := Open(path, &Options{Log: directLogInternal}); !errors.Is(err, ErrNotIndex) {
+		if err == nil {
+			x.Close()
+		}
+		t.Fatalf("Open of a schema 12 file with tagged groups: %v, want ErrNotIndex", err)
+	}
+	updateFile(t, path, func(tx *bolt.Tx) error {
+		if v := binary.BigEndian.Uint32(tx.Bucket(bucketMeta).Get(keyVersion)); v != 12 {
+			t.Errorf("version %d after a refused Open, want 12", v)
+		}
+		return nil
+	})
 }
 
 // FuzzBandGroupEntries decodes arbitrary bytes as the value of a band

@@ -23,16 +23,20 @@ import (
 //     agrees with one of another by chance with probability about 2^-20
 //     a pair of texts at the default ShortUnits (61 values a set);
 //   - the band hashes are computed from these values (bandHasher), and
-//     keep their leading g+24 bits (bandHashMask; 48 at most), g the width
-//     of the band groups at the expected size (bandGroupBits: 16, so 40
-//     bits, at the default ExpectedDocs), of which an entry of a band
-//     group holds the 24 after the group's (3 bytes). Two unrelated
-//     documents share a band by chance with probability 2^-(g+24) a band,
-//     a false candidate that the similarity rejects: about 16/(N*2^24) a
-//     band at the expected size N, so that Pairs over N documents meets
-//     about 8*bands*2^-24*N of them (17 at a million documents with the
-//     default 34 bands), and a query Bands*M*2^-(g+24) in an index of M
-//     documents. An index created by schema 10 to 12 (Settings.sig16)
+//     keep their leading b = g+24 bits (bandHashBits: at least 40, at
+//     most 48), g the width of the band groups at the expected size
+//     (bandGroupBits: 16, so 40 bits, at the default ExpectedDocs), of
+//     which an entry of a band group holds those after the group's
+//     (ceil((b-g)/8) bytes: 3 at the default). Two unrelated documents
+//     share a band by chance with probability 2^-b a band, a false
+//     candidate that the similarity rejects: about 16/(N*2^24) a band at
+//     an expected size N of 2^20 or more, so that Pairs over N documents
+//     meets about 8*bands*2^-24*N of them (17 at a million documents with
+//     the default 34 bands), and a query bands*M*2^-b in an index of M
+//     documents. A band of r rows of 8-bit values has 8r bits: with fewer
+//     than 4 rows (MinHashK/Bands; 6 by default) unrelated documents
+//     share a band with probability about 2^-8r, many more false
+//     candidates. An index created by schema 10 to 12 (Settings.sig16)
 //     keeps 48 bits (bandMask). So the records need not store the band
 //     hashes (flagCompact): they are computed from the signature and the
 //     short set when they are read.
@@ -139,8 +143,8 @@ func (h *bandHasher) appendShortBands(dst, short []uint64) []uint64 {
 	}
 	if len(short) == 0 {
 		// A real band hash is never 0, which marks an absent band: the
-		// chance that one is is 2^-64 a band (2^-40 kept to 40 bits),
-		// and it would only lose that band.
+		// chance that one is is 2^-64 a band (2^-b kept to b bits, 40 or
+		// more), and it would only lose that band.
 		return append(dst, make([]uint64, h.shortBands)...)
 	}
 	s, _ := h.pool.Get().(*shortScratch)
@@ -169,8 +173,14 @@ func (h *bandHasher) mask(bands []uint64) {
 
 // bandHashMask returns the mask of the leading bits of a band hash that an
 // index created by schema 13 or later keeps, for band groups of width g:
-// g+24 bits, 48 at most.
-func bandHashMask(g int) uint64 { return ^uint64(0) << (64 - min(g+24, 48)) }
+// bandHashBits(g) bits.
+func bandHashMask(g int) uint64 { return ^uint64(0) << (64 - bandHashBits(g)) }
+
+// bandHashBits returns the bits of a band hash that an index created by
+// schema 13 or later keeps, for band groups of width g: g+24, at least 40
+// (so that an index grown far beyond a small ExpectedDocs does not meet
+// many false candidates) and at most 48.
+func bandHashBits(g int) int { return min(max(g+24, 40), 48) }
 
 // bandHashKeep returns the mask of the bits of a band hash that an index
 // of normalized settings s with MinHash keeps: all of them in a wide

@@ -338,6 +338,12 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)
 		}
 		st = n
+		if st.MinHash && group >= 0 && (tagged != st.tagged() || tagged && group != bandGroupBits(st.ExpectedDocs)) {
+			// The band hashes that the analysis keeps (bandHashKeep)
+			// are those the groups hold. Checked before an upgrade
+			// writes anything.
+			return fmt.Errorf("%w: band groups of width %d, tagged %v, in an index of signature bits %d", ErrNotIndex, group, tagged, st.signatureBits())
+		}
 		if c := mb.Get(keyCount); len(c) == 8 {
 			x.count.Store(int64(binary.BigEndian.Uint64(c)))
 		} else {
@@ -371,11 +377,6 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		if err := given.conflicts(st); err != nil {
 			return err
 		}
-	}
-	if st.MinHash && group >= 0 && (tagged != st.tagged() || tagged && group != bandGroupBits(st.ExpectedDocs)) {
-		// The band hashes that the analysis keeps (bandHashKeep) are
-		// those the groups hold.
-		return fmt.Errorf("%w: band groups of width %d, tagged %v, in an index of signature bits %d", ErrNotIndex, group, tagged, st.signatureBits())
 	}
 	x.settings = st
 	x.groups = groupCodecFor(group, st.wide, tagged)

@@ -147,7 +147,9 @@ func TestAddProbedAgreesWithAdd(t *testing.T) {
 		{"simhash", index.Settings{NoMinHash: true}, []index.Settings{
 			text(index.TextSettings{Method: index.MethodDOM}), text(index.TextSettings{Method: index.MethodMfonda})}},
 		{"minhash", index.Settings{}, []index.Settings{
-			text(index.TextSettings{Shingle: shingle.Options{Size: 3}}), text(index.TextSettings{Shingle: shingle.Options{StopWords: "en"}})}},
+			text(index.TextSettings{Shingle: shingle.Options{Size: 3}}), text(index.TextSettings{Shingle: shingle.Options{StopWords: "en"}}),
+			// Band hashes of 48 bits, not 40.
+			{ExpectedDocs: 1 << 29}}},
 		{"minhash-42-7", index.Settings{MinHashK: 42, Bands: 7, MinBands: 2}, []index.Settings{{}}},
 		{"dom", index.Settings{Text: index.TextSettings{Method: index.MethodDOM}, MinHash: true}, []index.Settings{{}}},
 		{"mfonda", index.Settings{Text: index.TextSettings{Method: index.MethodMfonda}}, []index.Settings{{NoMinHash: true}}},

@@ -298,7 +298,10 @@ func decodeChecked(r *record, v []byte, l layout, full bool) error {
 	*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 	r.fp = binary.BigEndian.Uint64(v)
 	flags := recordFlags(v)
-	if flags&(flagSig32|flagCompact) == flagSig32|flagCompact || flags&(flagSig8|flagCompact) == flagSig8 {
+	if flags&(flagSig32|flagCompact) == flagSig32|flagCompact || flags&(flagSig8|flagCompact) == flagSig8 ||
+		l.k > 0 && !l.wide && flags&(flagText|flagCompact) == flagText|flagCompact && (flags&flagSig8 != 0) == l.sig16 {
+		// The last: a compact text record whose signature width is not
+		// the index's.
 		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
 	switch flags &^ (flagSig32 | flagCompact | flagSig8) {

@@ -126,6 +126,14 @@ func TestRecordLayout(t *testing.T) {
 			t.Fatalf("compact record without a short set: %+v, %v, want %+v", got, err, noShort)
 		}
 	}
+	// A compact record of the other signature width is not the index's.
+	for _, sig16 := range []bool{false, true} {
+		from, to := cl, cl
+		from.sig16, to.sig16 = sig16, !sig16
+		if _, err := decodeRecord(encodeRecord(nil, &cr, from), to, true); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("a record of 16-bit values %v read as the other: %v, want ErrCorrupt", sig16, err)
+		}
+	}
 	// flagSig8 without flagCompact, and flagSig32 with it, are no
 	// record's flags.
 	for _, f := range []byte{flagText | flagSig8, flagText | flagSig32 | flagCompact, flagText | flagSig32 | flagCompact | flagSig8} {

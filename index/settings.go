@@ -55,6 +55,11 @@ type Settings struct {
 
 	// Bands is the number of LSH bands the signature is split into; it must
 	// divide MinHashK. Zero means DefaultBands (14). Used only with MinHash.
+	// Keep at least 4 rows a band (MinHashK/Bands; 6 by default): a band
+	// of r rows of the 8-bit values of an index created by schema 13 has
+	// 8r bits, so with fewer unrelated documents share a band with
+	// probability about 2^-8r, and queries and Pairs meet many false
+	// candidates, which the similarity rejects.
 	Bands int `json:"bands"`
 
 	// MinBands is the fewest bands a document found through the band
@@ -317,7 +322,8 @@ func (u *Settings) conflicts(st Settings) error {
 }
 
 // analysisKey returns a hash of the normalized settings s that the
-// analysis of a text depends on (its text settings and MinHash shape), so
+// analysis of a text depends on (its text settings, MinHash shape and the
+// bits of a band hash it keeps), so
 // that AddProbed knows a probe made under other settings. The settings are
 // plain values, printed in full by %+v. Cost: a formatting of s.Text, once
 // per Open.
@@ -331,7 +337,8 @@ func analysisKey(s *Settings) uint64 {
 		Short    [3]int
 		Wide     bool
 		Sig16    bool
-	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide, s.sig16})
+		Keep     uint64
+	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide, s.sig16, bandHashKeep(s)})
 	return h.Sum64() | 1 // never 0, the key of a fingerprint probe
 }
 
