@@ -546,8 +546,9 @@ func (x *Index) recover() error {
 // well: only the version changes. Schema 13 keeps 8 bits of each
 // signature value in the records of an index it creates (flagSig8, its
 // settings' signature_bits 8); an index created by schema 10 to 12 keeps
-// 16 (signature_bits 16, Settings.sig16) and the analysis it was created
-// with: only the version changes. A program of an older schema refuses
+// 16 (signature_bits 16, Settings.sig16), its 48-bit band hashes and the
+// entries of its band groups (see bandgroups.go): only the version
+// changes. A program of an older schema refuses
 // the upgraded file (ErrVersion): it would miss the documents of the
 // in-memory levels.
 func upgrade(tx *bolt.Tx) error {
