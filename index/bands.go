@@ -76,7 +76,6 @@ const sigPositionSeed = 0x9e3779b97f4a7c15
 // of the MinHash signature of the short set (zero for a document without
 // one). It is safe for concurrent use.
 type bandHasher struct {
-	wide                  bool
 	keep                  uint64 // the bits of a band hash kept (see bandHashKeep)
 	bands, rows           int
 	shortBands, shortRows int // 0 without the short-text layer
@@ -94,7 +93,7 @@ type shortScratch struct {
 // newBandHasher returns the bandHasher of normalized settings s with the
 // MinHash layer, or an error wrapping ErrSettings.
 func newBandHasher(s *Settings, scheme shingle.Scheme) (*bandHasher, error) {
-	h := &bandHasher{wide: s.wide, keep: bandHashKeep(s), bands: s.Bands, rows: s.MinHashK / s.Bands, scheme: scheme}
+	h := &bandHasher{keep: bandHashKeep(s), bands: s.Bands, rows: s.MinHashK / s.Bands, scheme: scheme}
 	if s.hasShort() {
 		h.shortBands, h.shortRows = s.ShortBands, s.ShortRows
 		// Made once here, so that an invalid size fails now, not in a
@@ -161,13 +160,11 @@ func (h *bandHasher) appendShortBands(dst, short []uint64) []uint64 {
 	return dst
 }
 
-// mask keeps the leading bits of each band hash of bands that the index
-// keeps (h.keep), in place, in an index that is not wide.
+// mask keeps the bits of each band hash of bands that the index keeps
+// (h.keep: all of them in a wide index), in place.
 func (h *bandHasher) mask(bands []uint64) {
-	if !h.wide {
-		for i := range bands {
-			bands[i] &= h.keep
-		}
+	for i := range bands {
+		bands[i] &= h.keep
 	}
 }
 
@@ -207,10 +204,7 @@ func (h *bandHasher) band(sig, short []uint64, b int) uint64 {
 		var buf [maxShortBandsStack]uint64
 		v = h.appendShortBands(buf[:0], short)[b-h.bands]
 	}
-	if !h.wide {
-		v &= h.keep
-	}
-	return v
+	return v & h.keep
 }
 
 // maxShortBandsStack is the capacity of the stack buffer of band's short

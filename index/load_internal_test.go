@@ -24,6 +24,21 @@ func bulkLoader(t *testing.T, x *Index, o *LoadOptions) *loader {
 	return &loader{x: x, opts: o, bulk: true, encode: true}
 }
 
+// writeRecords runs the first phase of bulk load l over docs: reads them,
+// and writes and waits for the transaction of their records.
+func writeRecords(t *testing.T, l *loader, docs []Doc) {
+	t.Helper()
+	if err := l.run(context.Background(), docSeq(docs)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.phase1(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.waitPhase1(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func fingerprintDocs(ids ...string) []Doc {
 	docs := make([]Doc, len(ids))
 	for i, id := range ids {
@@ -92,15 +107,7 @@ func TestPhase2Corrupt(t *testing.T) {
 			}
 			docs := fingerprintDocs(ids...)
 			l := bulkLoader(t, x, nil)
-			if err := l.run(context.Background(), docSeq(docs)); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.phase1(); err != nil {
-				t.Fatal(err)
-			}
-			if err := l.waitPhase1(); err != nil {
-				t.Fatal(err)
-			}
+			writeRecords(t, l, docs)
 			if err := x.db.Update(func(tx *bolt.Tx) error {
 				b := tx.Bucket(bucketDocs)
 				k, v := b.Cursor().Seek(docKey(l.base + 250))
@@ -157,15 +164,7 @@ func TestForgedIDCollision(t *testing.T) {
 	replaced := 0
 	l := bulkLoader(t, x, &LoadOptions{Replaced: func(string) { replaced++ }})
 	defer l.closeSorters()
-	if err := l.run(context.Background(), docSeq(docs)); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.phase1(); err != nil {
-		t.Fatal(err)
-	}
-	if err := l.waitPhase1(); err != nil {
-		t.Fatal(err)
-	}
+	writeRecords(t, l, docs)
 	for i := range 200 {
 		l.idh[i] = 12345
 	}

@@ -98,17 +98,7 @@ func TestUpgradeVersion12(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(x, "after a merge", index.SchemaVersion, 20)
-	got := pairLines(t, x)
-	for _, p := range []string{"short-a short-g", "short-c short-h"} {
-		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, p+" ") }) {
-			t.Fatalf("after a merge: no pair %s in\n%s", p, strings.Join(got, "\n"))
-		}
-	}
-	for _, p := range want {
-		if !slices.Contains(got, p) {
-			t.Fatalf("after a merge: pair %s lost from\n%s", p, strings.Join(got, "\n"))
-		}
-	}
+	mergedPairs(t, x, want)
 	x.Close()
 	x, err = index.Open(path, &index.Options{ReadOnly: true})
 	if err != nil {

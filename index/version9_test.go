@@ -39,6 +39,25 @@ func fixturePairs(t *testing.T, name string) []string {
 	return strings.Split(strings.TrimSpace(string(b)), "\n")
 }
 
+// mergedPairs checks the pairs of a frozen file x after the adds of
+// short-g and short-h and a merge of the levels: it has the pairs of both
+// (short-a short-g, short-c short-h) and every pair of want, the file's
+// own.
+func mergedPairs(t *testing.T, x *index.Index, want []string) {
+	t.Helper()
+	got := pairLines(t, x)
+	for _, p := range []string{"short-a short-g", "short-c short-h"} {
+		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, p+" ") }) {
+			t.Fatalf("after a merge: no pair %s in\n%s", p, strings.Join(got, "\n"))
+		}
+	}
+	for _, p := range want {
+		if !slices.Contains(got, p) {
+			t.Fatalf("after a merge: pair %s lost from\n%s", p, strings.Join(got, "\n"))
+		}
+	}
+}
+
 // pairLines returns the pairs of x in v9Pairs's format, sorted.
 func pairLines(t *testing.T, x *index.Index) []string {
 	t.Helper()
@@ -130,17 +149,7 @@ func TestUpgradeVersion9(t *testing.T) {
 	}
 	add("short-h", "Быстрая коричневая лиса прыгает через ленивую собаку у реки вечером.")
 	check(x, "after a merge", index.SchemaVersion, 20)
-	got := pairLines(t, x)
-	for _, p := range []string{"short-a short-g", "short-c short-h"} {
-		if !slices.ContainsFunc(got, func(s string) bool { return strings.HasPrefix(s, p+" ") }) {
-			t.Fatalf("after a merge: no pair %s in\n%s", p, strings.Join(got, "\n"))
-		}
-	}
-	for _, p := range want {
-		if !slices.Contains(got, p) {
-			t.Fatalf("after a merge: pair %s lost from\n%s", p, strings.Join(got, "\n"))
-		}
-	}
+	mergedPairs(t, x, want)
 	x.Close()
 	x, err = index.Open(path, &index.Options{ReadOnly: true})
 	if err != nil {
