@@ -90,8 +90,8 @@ func (x *Index) docRecord(idb, docs *bolt.Bucket, id string) (uint32, []byte, bo
 // load wrote, only where their hashes are equal: a replaced document, or
 // one of two IDs whose 64-bit hashes collide.
 func (l *loader) putIDGroups(w *bulkWriter, kill func(idNum)) error {
-	es := make([]entry, len(l.idh))
-	for i, h := range l.idh {
+	es := make([]entry, l.idh.len())
+	for i, h := range l.idh.all {
 		es[i] = entry{p: h, n: l.base + uint32(i)}
 	}
 	radixSort(es, make([]entry, len(es)))
@@ -129,6 +129,6 @@ func (l *loader) putIDGroups(w *bulkWriter, kill func(idNum)) error {
 		}
 		i = j
 	}
-	l.idh = nil
+	l.idh = column[uint64]{}
 	return l.x.ids.put(w, bucketIDs, es)
 }

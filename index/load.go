@@ -53,9 +53,10 @@ type LoadOptions struct {
 	// about half of it. Zero means DefaultLoadMemory. While the postings
 	// are written, up to 64 batches of 4,096 encoded keys wait for the
 	// writes (about 40 MB of band groups).
-	// The other memory of a bulk load is about 60 bytes per document (the
-	// hashes of the IDs, fingerprints and exact hashes, sorted at the end;
-	// the IDs themselves in an index created before schema 11), and
+	// The other memory of a bulk load is about 70 bytes per document (the
+	// hashes of the IDs, fingerprints and exact hashes, 25 bytes; at the
+	// end, the entries of two tables and the scratch of their sort, 48
+	// bytes; the IDs themselves in an index created before schema 11), and
 	// a transaction of about 64 MB of records.
 	Memory int64
 
@@ -163,7 +164,24 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 		x.setMirror(nil)
 		defer func() { _ = x.rebuildTableMirror() }()
 	}
-	l := &loader{x: x, opts: &o, bulk: x.count.Load() == 0}
+	l := x.newLoader(&o)
+	err := l.run(ctx, src)
+	if ferr := l.flush(); ferr != nil && err == nil {
+		err = ferr
+	}
+	if cerr := l.closeSorters(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if o.Progress != nil {
+		o.Progress(l.st)
+	}
+	return l.st, err
+}
+
+// newLoader returns the loader of a Load with options o (Workers set),
+// a bulk load if x is empty; it may set o's Memory and TempDir.
+func (x *Index) newLoader(o *LoadOptions) *loader {
+	l := &loader{x: x, opts: o, bulk: x.count.Load() == 0}
 	l.encode = l.bulk
 	if l.bulk {
 		if o.Memory <= 0 {
@@ -179,17 +197,7 @@ func (x *Index) Load(ctx context.Context, src iter.Seq2[Doc, error], opts *LoadO
 			l.sets = newPostingSorter(1, o.Memory, o.TempDir)
 		}
 	}
-	err := l.run(ctx, src)
-	if ferr := l.flush(); ferr != nil && err == nil {
-		err = ferr
-	}
-	if cerr := l.closeSorters(); cerr != nil && err == nil {
-		err = cerr
-	}
-	if o.Progress != nil {
-		o.Progress(l.st)
-	}
-	return l.st, err
+	return l
 }
 
 // DefaultLoadMemory is the default of LoadOptions.Memory.
@@ -231,9 +239,15 @@ type loader struct {
 	// writes them; pendingBytes is their size.
 	pendingEnc   [][]byte
 	pendingBytes int
-	pendingCap   int        // the length of the last batch: the room the next is given
-	queued       int        // documents handed to phase1
-	writing      chan error // the end of phase1's transaction under way
+	pendingCap   int // the length of the last batch: the room the next is given
+	// handed and handedEnc are the arrays of the batch that phase1 handed
+	// to its transaction last, cleared once it is over; at the next
+	// phase1 they are spare, and the next batch fills them instead of new
+	// memory.
+	handed, spare       []record
+	handedEnc, spareEnc [][]byte
+	queued              int        // documents handed to phase1
+	writing             chan error // the end of phase1's transaction under way
 	// failed is the error of a phase-1 transaction: the load ends with
 	// it, and commits nothing (the sorters hold postings of its documents).
 	failed error
@@ -242,16 +256,19 @@ type loader struct {
 	// bytes a document, nothing the garbage collector scans, where ids
 	// keeps every ID string alive. Both by document number - base.
 	ids   []idNum
-	idh   []uint64
-	fps   []uint64 // by document number - base
-	exact []uint64
-	text  []bool
+	idh   column[uint64]
+	fps   column[uint64] // by document number - base
+	exact column[uint64]
+	text  column[bool]
 	bands *postingSorter // band postings, with MinHash
 	sets  *postingSorter // set postings, with sets
 
 	// encode says the workers encode the records (a bulk load at the
 	// start of the run; set before the workers start).
 	encode bool
+	// batchDocs, if set, is the most documents of a phase-1 transaction
+	// instead of phase1Docs (tests).
+	batchDocs int
 }
 
 // closeSorters removes the sorters' files.
@@ -296,6 +313,9 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 	work := make(chan *chunk, chunksAhead*workers)
 	ready := make(chan *chunk, chunksAhead*workers)
 	quit := make(chan struct{}) // closed when the writing stage stops
+	// Chunks the writing stage is done with, for the feeder to fill
+	// again: their arrays are not new memory for every chunk.
+	free := make(chan *chunk, chunksAhead*workers+2)
 	for range workers {
 		go func() {
 			a := l.x.getAnalyzer()
@@ -322,14 +342,22 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 	go func() {
 		defer close(ready)
 		defer close(work)
-		cur := &chunk{}
+		next := func() *chunk {
+			select {
+			case c := <-free:
+				return c
+			default:
+				return &chunk{}
+			}
+		}
+		cur := next()
 		submit := func() bool {
-			cur.recs = make([]record, len(cur.docs))
-			cur.encs = make([][]byte, len(cur.docs))
-			cur.errs = make([]error, len(cur.docs))
+			cur.recs = resize(cur.recs, len(cur.docs))
+			cur.encs = resize(cur.encs, len(cur.docs))
+			cur.errs = resize(cur.errs, len(cur.docs))
 			cur.done = make(chan struct{})
 			c := cur
-			cur = &chunk{}
+			cur = next()
 			// ready first: the writing stage waits for c.done, which
 			// the workers close once c is in work.
 			select {
@@ -404,6 +432,12 @@ func (l *loader) run(ctx context.Context, src iter.Seq2[Doc, error]) error {
 		}
 		if stop != nil {
 			close(quit)
+			continue
+		}
+		c.docs, c.recs, c.encs, c.errs, c.bytes = clear0(c.docs), clear0(c.recs), clear0(c.encs), clear0(c.errs), 0
+		select {
+		case free <- c:
+		default:
 		}
 	}
 	// ready is closed: the feeder is done.
@@ -435,13 +469,19 @@ func (l *loader) add(r record, enc []byte) error {
 	r.sig, r.short = nil, nil
 	if l.pending == nil && l.pendingCap > 0 {
 		// About as long as the last batch: not grown from empty, a copy
-		// of the whole batch at each doubling.
-		l.pending, l.pendingEnc = make([]record, 0, l.pendingCap), make([][]byte, 0, l.pendingCap)
+		// of the whole batch at each doubling; in the spare arrays when
+		// they are as long.
+		if cap(l.spare) >= l.pendingCap {
+			l.pending, l.pendingEnc = l.spare[:0], l.spareEnc[:0]
+		} else {
+			l.pending, l.pendingEnc = make([]record, 0, l.pendingCap), make([][]byte, 0, l.pendingCap)
+		}
+		l.spare, l.spareEnc = nil, nil
 	}
 	l.pending = append(l.pending, r)
 	l.pendingEnc = append(l.pendingEnc, enc)
 	l.pendingBytes += pendingOverhead + len(r.id) + len(enc) + 8*(len(r.bands)+len(r.set)+len(r.shingles))
-	if len(l.pending) >= phase1Docs || l.pendingBytes >= phase1Bytes {
+	if len(l.pending) >= cmp.Or(l.batchDocs, phase1Docs) || l.pendingBytes >= phase1Bytes {
 		if err := l.phase1(); err != nil {
 			return err
 		}
@@ -515,11 +555,20 @@ func (l *loader) phase1() error {
 		return nil
 	}
 	recs, encs := l.pending, l.pendingEnc
+	l.spare, l.spareEnc = l.handed, l.handedEnc
+	l.handed, l.handedEnc = recs, encs
 	l.queued += len(recs)
 	l.pending, l.pendingEnc, l.pendingBytes, l.pendingCap = nil, nil, 0, len(recs)
 	done := make(chan error, 1)
 	l.writing = done
-	go func() { done <- l.writePhase1(recs, encs) }()
+	go func() {
+		err := l.writePhase1(recs, encs)
+		// Written: what the batch refers to goes now, and its arrays
+		// are spare once waitPhase1 has returned.
+		clear(recs)
+		clear(encs)
+		done <- err
+	}()
 	return nil
 }
 
@@ -545,13 +594,13 @@ func (l *loader) waitPhase1() error {
 // sorters) until waitPhase1 returns.
 func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 	x := l.x
-	before := len(l.fps)
+	before := l.fps.len()
 	err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		if !l.started {
 			l.base = m.next
 		}
-		if uint64(l.base)+uint64(len(l.fps))+uint64(len(recs)) >= 1<<32-1 {
+		if uint64(l.base)+uint64(l.fps.len())+uint64(len(recs)) >= 1<<32-1 {
 			return fmt.Errorf("index: load: %w", ErrFull)
 		}
 		docs := tx.Bucket(bucketDocs)
@@ -575,7 +624,7 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 		}
 		for i := range recs {
 			r := &recs[i]
-			n := l.base + uint32(len(l.fps))
+			n := l.base + uint32(l.fps.len())
 			if len(grp) == docGroupDocs || 1+2*(len(grp)+1)+size+len(encs[i]) > docGroupValue {
 				if err := put(); err != nil {
 					return err
@@ -595,13 +644,13 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 				}
 			}
 			if x.ids.grouped() {
-				l.idh = append(l.idh, idHash(r.id))
+				l.idh.append(idHash(r.id))
 			} else {
 				l.ids = append(l.ids, idNum{r.id, n})
 			}
-			l.fps = append(l.fps, r.fp)
-			l.exact = append(l.exact, r.exact)
-			l.text = append(l.text, r.text)
+			l.fps.append(r.fp)
+			l.exact.append(r.exact)
+			l.text.append(r.text)
 		}
 		if err := put(); err != nil {
 			return err
@@ -611,8 +660,11 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 	})
 	if err != nil {
 		// Forget what this transaction would have added.
-		l.fps, l.exact, l.text = l.fps[:before], l.exact[:before], l.text[:before]
-		l.ids, l.idh = l.ids[:min(before, len(l.ids))], l.idh[:min(before, len(l.idh))]
+		l.fps.truncate(before)
+		l.exact.truncate(before)
+		l.text.truncate(before)
+		l.idh.truncate(before)
+		l.ids = l.ids[:min(before, len(l.ids))]
 		return boltErr(err)
 	}
 	l.started = true
@@ -873,7 +925,7 @@ func (l *loader) phase2() (err error) {
 		_ = l.waitPhase1() // none is under way but on an early return
 		if !ok && l.started {
 			l.started = false
-			l.ids, l.idh, l.fps, l.exact, l.text = nil, nil, nil, nil, nil
+			l.forget()
 			x.recover() // leave the index empty, as before the load
 		}
 	}()
@@ -900,7 +952,7 @@ func (l *loader) phase2() (err error) {
 	}
 
 	// IDs: the last document of each ID wins; earlier ones are dropped.
-	dead := make([]bool, len(l.fps))
+	dead := make([]bool, l.fps.len())
 	var dropped []uint32
 	var deadIDs []string // for LoadOptions.Replaced
 	kill := func(e idNum) {
@@ -931,14 +983,14 @@ func (l *loader) phase2() (err error) {
 	if err := w.drop(dropped); err != nil {
 		return err
 	}
-	live := int64(len(l.fps) - len(dropped))
+	live := int64(l.fps.len() - len(dropped))
 
 	// Exact hashes, by hash and then number (entries in number order,
 	// sorted stably by hash).
 	tmp := make([]entry, live) // the sorts' scratch
 	var ex []entry
-	for i, h := range l.exact {
-		if l.text[i] && !dead[i] {
+	for i, h := range l.exact.all {
+		if l.text.at(i) && !dead[i] {
 			ex = append(ex, entry{p: h, n: l.base + uint32(i)})
 		}
 	}
@@ -961,35 +1013,41 @@ func (l *loader) phase2() (err error) {
 	}
 	ex = nil
 
-	// Tables.
+	// Tables: the entries of the next table are made and sorted while
+	// those of one are written.
 	es := x.entrySize()
 	kb := uint(64 - x.settings.Design.KeyBits)
-	ents := make([]entry, 0, live)
+	sorted := l.sortTables(dead, tmp, int(live))
+	defer sorted.stop()
+	// The values are cut from blocks of valueBlock bytes, which bbolt
+	// keeps until the transaction commits (it copies the keys).
+	var gkey, vals []byte
 	for ti := range x.tables {
-		t := &x.tables[ti]
-		ents = ents[:0]
-		for i, fp := range l.fps {
-			if !dead[i] {
-				ents = append(ents, entry{p: t.permute(fp), n: l.base + uint32(i)})
-			}
-		}
-		radixSort(ents, tmp[:len(ents)])
+		ents := sorted.next()
 		for i := 0; i < len(ents); {
 			key := ents[i].p >> kb
 			j := i
 			for j < len(ents) && ents[j].p>>kb == key {
 				j++
 			}
-			g := make([]byte, 0, (j-i)*es)
+			size := (j - i) * es
+			if cap(vals)-len(vals) < size {
+				vals = make([]byte, 0, max(valueBlock, size))
+			}
+			g := vals[len(vals):len(vals):cap(vals)]
 			for _, e := range ents[i:j] {
 				g = x.appendEntry(g, e.p, e.n)
 			}
-			if err := w.put(bucketTables, x.tableKey(nil, ti, ents[i].p), g); err != nil {
+			vals = vals[:len(vals)+len(g)]
+			gkey = x.tableKey(gkey[:0], ti, ents[i].p)
+			if err := w.put(bucketTables, gkey, g[:len(g):len(g)]); err != nil {
 				return err
 			}
 			i = j
 		}
+		sorted.done(ents)
 	}
+	sorted.stop() // its memory goes before the postings are written
 	if err := l.writePostings(w, l.bands, bucketBands, appendBandKey, x.groups, dead); err != nil {
 		return err
 	}
@@ -997,19 +1055,104 @@ func (l *loader) phase2() (err error) {
 	if err := l.writePostings(w, l.sets, bucketSets, setKey, groupCodec{g: -1}, dead); err != nil {
 		return err
 	}
-	next := l.base + uint32(len(l.fps))
+	next := l.base + uint32(l.fps.len())
 	if err := w.commit(meta{next: next, count: live, bandsFrom: next, tablesFrom: next}); err != nil {
 		return err
 	}
 	ok = true
 	x.count.Store(live)
-	l.st.Committed += int64(len(l.fps))
+	l.st.Committed += int64(l.fps.len())
 	for _, id := range deadIDs {
 		l.opts.Replaced(id)
 	}
 	l.started = false
-	l.ids, l.idh, l.fps, l.exact, l.text = nil, nil, nil, nil, nil
+	l.forget()
 	return l.closeSorters()
+}
+
+// valueBlock is the size of the blocks of memory that phase2 cuts the
+// values of table groups from.
+const valueBlock = 1 << 20
+
+// tableSorter makes the entries of the tables of a bulk load, sorted,
+// one table after another, on a goroutine of its own, up to two tables
+// ahead of the writes (see loader.sortTables).
+type tableSorter struct {
+	ready chan []entry // sorted entries, by table
+	free  chan []entry // buffers written, for the next tables
+	quit  chan struct{}
+	wg    sync.WaitGroup
+}
+
+// sortTables starts the sorting of the tables' entries of the live
+// documents (those not dead) into two buffers of live entries each, with
+// tmp (as long) as the sort's scratch: 48 bytes a document.
+func (l *loader) sortTables(dead []bool, tmp []entry, live int) *tableSorter {
+	s := &tableSorter{ready: make(chan []entry), free: make(chan []entry, 2), quit: make(chan struct{})}
+	s.free <- make([]entry, 0, live)
+	s.free <- make([]entry, 0, live)
+	s.wg.Go(func() {
+		for ti := range l.x.tables {
+			var ents []entry
+			select {
+			case ents = <-s.free:
+			case <-s.quit:
+				return
+			}
+			t := &l.x.tables[ti]
+			ents = ents[:0]
+			for i, fp := range l.fps.all {
+				if !dead[i] {
+					ents = append(ents, entry{p: t.permute(fp), n: l.base + uint32(i)})
+				}
+			}
+			radixSort(ents, tmp[:len(ents)])
+			select {
+			case s.ready <- ents:
+			case <-s.quit:
+				return
+			}
+		}
+	})
+	return s
+}
+
+// next returns the sorted entries of the next table.
+func (s *tableSorter) next() []entry { return <-s.ready }
+
+// done gives back the entries of a table written.
+func (s *tableSorter) done(ents []entry) { s.free <- ents }
+
+// stop ends the sorting, waits for its goroutine and lets its buffers go;
+// it may be called again.
+func (s *tableSorter) stop() {
+	if s.quit == nil {
+		return
+	}
+	close(s.quit)
+	s.wg.Wait()
+	s.quit, s.ready, s.free = nil, nil, nil
+}
+
+// resize returns s with length n, in its own array when that is long
+// enough; the values are those s held, or zero.
+func resize[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+// clear0 zeroes s (releasing what it refers to) and returns it empty.
+func clear0[T any](s []T) []T {
+	clear(s)
+	return s[:0]
+}
+
+// forget drops the per-document state of a bulk load.
+func (l *loader) forget() {
+	l.ids, l.handed, l.handedEnc, l.spare, l.spareEnc = nil, nil, nil, nil, nil
+	l.idh, l.fps, l.exact, l.text = column[uint64]{}, column[uint64]{}, column[uint64]{}, column[bool]{}
 }
 
 // sortIDs sorts ids by ID, and by number among equal IDs. A long list is
@@ -1075,9 +1218,7 @@ func sortIDsIn(ids []idNum, parts int, cmpID func(a, b idNum) int) {
 
 // radixSort sorts es by permuted fingerprint, stably, using tmp (of the
 // same length) as scratch. Entries come in document-number order, so equal
-// fingerprints stay in that order. It runs four passes of 16 bits, each on
-// up to GOMAXPROCS goroutines for a long slice (radixPart entries or more
-// a goroutine), which count and then place their own part of it.
+// fingerprints stay in that order. See radixSortIn.
 func radixSort(es, tmp []entry) {
 	radixSortIn(es, tmp, min(runtime.GOMAXPROCS(0), len(es)/radixPart))
 }
@@ -1086,10 +1227,30 @@ func radixSort(es, tmp []entry) {
 // sorts.
 const radixPart = 1 << 17
 
-// radixSortIn is radixSort on parts goroutines (one if parts < 2).
+// Sizes of radixSortIn: below radixMin entries an insertion sort does the
+// whole, a bucket of up to radixMin entries too, a bucket of up to
+// radixBig entries is scattered by 8 more bits first, and a bigger one (a
+// skewed input) is sorted by lsdSort.
+const (
+	radixMin = 32
+	radixBig = 1 << 12
+)
+
+// radixSortIn is radixSort on parts goroutines (one if parts < 2). One
+// pass scatters the entries by their top 16 bits into tmp, each
+// goroutine its own part, counted first; then the goroutines sort the
+// buckets, each a share of about len(es)/parts entries, into es: a small
+// bucket by an insertion sort; a bigger one scattered by its next 8 bits,
+// then each part of that by sortPart; a bucket of more than
+// radixBig entries by lsdSort. At random, with about len(es)/65,536
+// entries a bucket, that reads and writes each entry about three times,
+// against eight times for four passes of 16 bits.
 func radixSortIn(es, tmp []entry, parts int) {
+	if len(es) <= radixMin {
+		insertionSort(es)
+		return
+	}
 	parts = max(parts, 1)
-	src, dst := es, tmp
 	cnt := make([][1 << 16]int, parts)
 	bounds := make([]int, parts+1)
 	for i := range bounds {
@@ -1106,35 +1267,129 @@ func radixSortIn(es, tmp []entry, parts int) {
 		}
 		wg.Wait()
 	}
-	for shift := uint(0); shift < 64; shift += 16 {
-		run(func(p int) {
-			c := &cnt[p]
-			clear(c[:])
-			for _, e := range src[bounds[p]:bounds[p+1]] {
-				c[e.p>>shift&0xffff]++
-			}
-		})
-		// Part p's entries of a digit go after those of the parts
-		// before it: the sort stays stable.
-		sum := 0
-		for d := range 1 << 16 {
-			for p := range parts {
-				c := cnt[p][d]
-				cnt[p][d] = sum
-				sum += c
+	run(func(p int) {
+		c := &cnt[p]
+		for _, e := range es[bounds[p]:bounds[p+1]] {
+			c[e.p>>48]++
+		}
+	})
+	// Part p's entries of a digit go after those of the parts before it:
+	// the scatter is stable. start[d] is where bucket d begins.
+	start := make([]int, 1<<16+1)
+	sum := 0
+	for d := range 1 << 16 {
+		start[d] = sum
+		for p := range parts {
+			c := cnt[p][d]
+			cnt[p][d] = sum
+			sum += c
+		}
+	}
+	start[1<<16] = sum
+	run(func(p int) {
+		c := &cnt[p]
+		for _, e := range es[bounds[p]:bounds[p+1]] {
+			b := e.p >> 48
+			tmp[c[b]] = e
+			c[b]++
+		}
+	})
+	// The goroutines' shares of the buckets: whole buckets, cut where
+	// the entries before reach p/parts of them.
+	cut := make([]int, parts+1)
+	for p := 1; p < parts; p++ {
+		want := p * len(es) / parts
+		d := cut[p-1]
+		for d < 1<<16 && start[d] < want {
+			d++
+		}
+		cut[p] = d
+	}
+	cut[parts] = 1 << 16
+	run(func(p int) {
+		var c [1<<8 + 1]int
+		for d := cut[p]; d < cut[p+1]; d++ {
+			lo, hi := start[d], start[d+1]
+			src, dst := tmp[lo:hi], es[lo:hi]
+			switch {
+			case hi-lo <= radixMin:
+				copy(dst, src)
+				insertionSort(dst)
+			case hi-lo <= radixBig:
+				clear(c[:])
+				for _, e := range src {
+					c[e.p>>40&0xff+1]++
+				}
+				for i := 1; i < len(c); i++ {
+					c[i] += c[i-1]
+				}
+				// c[b] is where part b begins; c[b+1] once scattered.
+				for _, e := range src {
+					b := e.p >> 40 & 0xff
+					dst[c[b]] = e
+					c[b]++
+				}
+				at := 0
+				for _, end := range c[:256] {
+					if end-at > 1 {
+						sortPart(dst[at:end])
+					}
+					at = end
+				}
+			default:
+				lsdSort(src, dst)
+				copy(dst, src)
 			}
 		}
-		run(func(p int) {
-			c := &cnt[p]
-			for _, e := range src[bounds[p]:bounds[p+1]] {
-				b := e.p >> shift & 0xffff
-				dst[c[b]] = e
-				c[b]++
-			}
-		})
+	})
+}
+
+// sortPart sorts es by fingerprint, stably: by insertion up to radixMin
+// entries, by slices.SortStableFunc above (a part of a bucket whose
+// entries agree on bits 40 to 47 too, as fingerprints of fewer than 64
+// bits may).
+func sortPart(es []entry) {
+	if len(es) <= radixMin {
+		insertionSort(es)
+		return
+	}
+	slices.SortStableFunc(es, func(a, b entry) int { return cmp.Compare(a.p, b.p) })
+}
+
+// insertionSort sorts es by fingerprint, stably.
+func insertionSort(es []entry) {
+	for i := 1; i < len(es); i++ {
+		e := es[i]
+		j := i
+		for ; j > 0 && es[j-1].p > e.p; j-- {
+			es[j] = es[j-1]
+		}
+		es[j] = e
+	}
+}
+
+// lsdSort sorts es by fingerprint, stably, with four passes of 16 bits
+// through tmp (of the same length): the result is back in es.
+func lsdSort(es, tmp []entry) {
+	src, dst := es, tmp
+	var c [1 << 16]int
+	for shift := uint(0); shift < 64; shift += 16 {
+		clear(c[:])
+		for _, e := range src {
+			c[e.p>>shift&0xffff]++
+		}
+		sum := 0
+		for d, n := range c {
+			c[d] = sum
+			sum += n
+		}
+		for _, e := range src {
+			b := e.p >> shift & 0xffff
+			dst[c[b]] = e
+			c[b]++
+		}
 		src, dst = dst, src
 	}
-	// Four passes: the result is back in es.
 }
 
 // bulkWriter writes keys in order over as many transactions as needed,

@@ -5,8 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	bolt "go.etcd.io/bbolt"
@@ -21,7 +24,11 @@ func bulkLoader(t *testing.T, x *Index, o *LoadOptions) *loader {
 		o = &LoadOptions{}
 	}
 	o.Workers, o.BatchSize, o.Memory, o.TempDir = 1, 20000, DefaultLoadMemory, t.TempDir()
-	return &loader{x: x, opts: o, bulk: true, encode: true}
+	l := x.newLoader(o)
+	if !l.bulk {
+		t.Fatal("a bulk loader of an index that is not empty")
+	}
+	return l
 }
 
 // writeRecords runs the first phase of bulk load l over docs: reads them,
@@ -166,7 +173,7 @@ func TestForgedIDCollision(t *testing.T) {
 	defer l.closeSorters()
 	writeRecords(t, l, docs)
 	for i := range 200 {
-		l.idh[i] = 12345
+		l.idh.set(i, 12345)
 	}
 	if err := l.phase2(); err != nil {
 		t.Fatal(err)
@@ -187,5 +194,107 @@ func TestForgedIDCollision(t *testing.T) {
 		if fp, ok := kept[id]; !ok || fp != docs[i].Fingerprint {
 			t.Errorf("%q: fingerprint %x kept, want that of document %d", id, fp, i)
 		}
+	}
+}
+
+// TestLoadManyBatches loads texts (near copies among them, and IDs given
+// twice) in phase-1 transactions of 97 documents, on two workers, so that
+// batches and chunks of work reuse the memory of earlier ones: every
+// bucket but the records' (grouped by transaction) holds what a load in
+// one transaction writes, and the documents and the load's figures are
+// the same.
+func TestLoadManyBatches(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var docs []Doc
+	for i := range 8000 {
+		id := "t" + strconv.Itoa(i)
+		if i > 0 && rng.IntN(10) == 0 {
+			id = docs[rng.IntN(len(docs))].ID // replaces an earlier document
+		}
+		var text string
+		if i > 0 && rng.IntN(3) == 0 {
+			w := strings.Fields(string(docs[rng.IntN(len(docs))].Text))
+			w[rng.IntN(len(w))] = "edit"
+			text = strings.Join(w, " ")
+		} else {
+			w := make([]string, 8+rng.IntN(40))
+			for j := range w {
+				w[j] = "w" + strconv.Itoa(rng.IntN(500))
+			}
+			text = strings.Join(w, " ")
+		}
+		docs = append(docs, Doc{ID: id, Text: []byte(text)})
+	}
+	x1, _, _ := openNew(t, Settings{})
+	defer x1.Close()
+	l := bulkLoader(t, x1, nil)
+	l.opts.Workers, l.batchDocs = 2, 97
+	if err := l.run(context.Background(), docSeq(docs)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.closeSorters(); err != nil {
+		t.Fatal(err)
+	}
+	x2, _, _ := openNew(t, Settings{})
+	defer x2.Close()
+	st, err := x2.Load(context.Background(), docSeq(docs), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bytes int64
+	ids := map[string]bool{}
+	for _, d := range docs {
+		bytes += int64(len(d.Text))
+		ids[d.ID] = true
+	}
+	for _, got := range []LoadStats{l.st, st} {
+		if got.Docs != int64(len(docs)) || got.Bytes != bytes || got.Replaced != int64(len(docs)-len(ids)) || got != st {
+			t.Errorf("load stats %+v, want %d documents, %d bytes, %d replaced, as %+v", got, len(docs), bytes, len(docs)-len(ids), st)
+		}
+	}
+	buckets := func(x *Index) map[string][]string {
+		kv := map[string][]string{}
+		if err := x.db.View(func(tx *bolt.Tx) error {
+			return tx.ForEach(func(name []byte, b *bolt.Bucket) error {
+				if string(name) == string(bucketDocs) {
+					return nil
+				}
+				return b.ForEach(func(k, v []byte) error {
+					kv[string(name)] = append(kv[string(name)], fmt.Sprintf("%x=%x", k, v))
+					return nil
+				})
+			})
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return kv
+	}
+	b1, b2 := buckets(x1), buckets(x2)
+	if len(b1) != len(b2) {
+		t.Fatalf("buckets with entries: %v, want %v", slices.Sorted(maps.Keys(b1)), slices.Sorted(maps.Keys(b2)))
+	}
+	for name, kv := range b2 {
+		if !slices.Equal(b1[name], kv) {
+			t.Errorf("bucket %s: %d entries unlike the load in one transaction (%d)", name, len(b1[name]), len(kv))
+		}
+	}
+	members := func(x *Index) []Member {
+		var ms []Member
+		if err := x.Members(context.Background(), func(m Member) error {
+			ms = append(ms, m)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	if m1, m2 := members(x1), members(x2); !slices.Equal(m1, m2) || len(m1) == 0 {
+		t.Fatalf("%d documents unlike the %d of the load in one transaction", len(m1), len(m2))
+	}
+	if err := x1.Check(); err != nil {
+		t.Fatal(err)
 	}
 }
