@@ -65,6 +65,12 @@ func (x *Index) Fingerprint(id string) (uint64, error) {
 
 // lookup returns the number and record of the committed document id.
 func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error) {
+	return x.lookupBands(tx, id, full, full)
+}
+
+// lookupBands is lookup that, with bands false, leaves the bands of a
+// compact record out (see decodeBands).
+func (x *Index) lookupBands(tx *bolt.Tx, id string, full, bands bool) (uint32, record, error) {
 	if loading(tx) {
 		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)
 	}
@@ -79,6 +85,6 @@ func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error
 	if v == nil {
 		v = getRecord(docs, n)
 	}
-	r, err := decodeRecord(v, x.lay, full)
+	r, err := decodeRecordBands(v, x.lay, full, bands)
 	return n, r, err
 }

@@ -89,14 +89,15 @@ func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pai
 	}
 	ps := make([]Pair, len(others))
 	err = x.view(func(tx *bolt.Tx) error {
-		na, ra, err := x.lookup(tx, a, true)
+		// Without the bands, which a comparison does not use.
+		na, ra, err := x.lookupBands(tx, a, true, false)
 		if err != nil {
 			return err
 		}
 		// One verifier: it keeps a's set decoded from one pair to the next.
 		verified := x.verifier(tx)
 		for i, b := range others {
-			nb, rb, err := x.lookup(tx, b, true)
+			nb, rb, err := x.lookupBands(tx, b, true, false)
 			if err != nil {
 				return err
 			}

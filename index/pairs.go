@@ -639,7 +639,7 @@ func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCa
 	return nil
 }
 
-// lazyRecord is a checked text record (see decodeChecked), decoded only
+// lazyRecord is a checked text record (see decodeBands), decoded only
 // when, and as far as, a pair needs it: its fingerprint at once, its
 // bands and signature on the first comparison that reaches them.
 type lazyRecord struct {
@@ -701,15 +701,28 @@ func (l *lazyRecord) sharesBandBefore(m *lazyRecord, band int) bool {
 	return false
 }
 
-// record returns l decoded.
+// record returns l decoded, without the bands of a compact record (see
+// allBands).
 func (l *lazyRecord) record() (*record, error) {
 	if !l.full {
-		if err := decodeChecked(&l.r, l.v, l.lay, true); err != nil {
+		if err := decodeBands(&l.r, l.v, l.lay, true, false); err != nil {
 			return nil, err
 		}
 		l.full = true
 	}
 	return &l.r, nil
+}
+
+// allBands returns the band hashes of l, stored or computed (band): l
+// must have been decoded (record).
+func (l *lazyRecord) allBands() []uint64 {
+	if !compact(l.v) {
+		return l.r.bands
+	}
+	if n := l.lay.bands; n > 0 {
+		l.band(n - 1)
+	}
+	return l.bands
 }
 
 // bandGroupPairs reports the pairs of the documents recs (numbered nums)
@@ -724,9 +737,6 @@ func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q que
 			if d <= q.maxDist {
 				continue // reported from the tables
 			}
-			if recs[a].sharesBandBefore(&recs[b], band) {
-				continue // reported from an earlier band
-			}
 			ra, err := recs[a].record()
 			if err != nil {
 				return err
@@ -735,11 +745,22 @@ func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q que
 			if err != nil {
 				return err
 			}
-			if x.settings.MinBands > 1 && shingle.SharedBands(ra.bands, rb.bands) < x.settings.MinBands {
+			// The estimate first: a pair below the similarity is below
+			// it at every band it shares, so whether it shares an earlier
+			// one (a MinHash of the short sets to know, for a band of
+			// theirs) does not matter.
+			sim, _ := textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
+			check := q.verify && (len(ra.short) == 0 || len(rb.short) == 0)
+			if sim < q.minSim && !check {
 				continue
 			}
-			sim, _ := textSimilarity(ra.sig, ra.short, rb.sig, rb.short)
-			if q.verify && (len(ra.short) == 0 || len(rb.short) == 0) {
+			if recs[a].sharesBandBefore(&recs[b], band) {
+				continue // reported from an earlier band
+			}
+			if x.settings.MinBands > 1 && shingle.SharedBands(recs[a].allBands(), recs[b].allBands()) < x.settings.MinBands {
+				continue
+			}
+			if check {
 				s, ok, err := verified(nums[a], nums[b])
 				if err != nil {
 					return err

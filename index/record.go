@@ -271,6 +271,12 @@ func shortOf(dst []uint64, v []byte, l layout) []uint64 {
 // decodeRecord decodes v for an index of layout l. With full unset it
 // skips the signature, the bands and the set.
 func decodeRecord(v []byte, l layout, full bool) (record, error) {
+	return decodeRecordBands(v, l, full, full)
+}
+
+// decodeRecordBands is decodeRecord that, with bands false, leaves the
+// bands of a compact record out (see decodeBands).
+func decodeRecordBands(v []byte, l layout, full, bands bool) (record, error) {
 	var r record
 	if len(v) < 9 {
 		return r, fmt.Errorf("%w: short document record", ErrCorrupt)
@@ -278,14 +284,16 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 	if n := len(v) - 4; v[8]&flagCRC != 0 && (n < 9 || crc32.Checksum(v[:n], castagnoli) != binary.BigEndian.Uint32(v[n:])) {
 		return r, fmt.Errorf("%w: %v", ErrCorrupt, corruptRecord{binary.BigEndian.Uint64(v)})
 	}
-	err := decodeChecked(&r, v, l, full)
+	err := decodeBands(&r, v, l, full, bands)
 	return r, err
 }
 
-// decodeChecked is decodeRecord of a record v whose checksum was checked
+// decodeBands is decodeRecord of a record v whose checksum was checked
 // (by decodeRecord): it decodes v into r, reusing r's slices, and does not
-// check the checksum again.
-func decodeChecked(r *record, v []byte, l layout, full bool) error {
+// check the checksum again. With bands false it leaves the bands of a
+// compact record out: their computation (with a short set, a MinHash of
+// it) is most of the cost of a full decode.
+func decodeBands(r *record, v []byte, l layout, full, bands bool) error {
 	if len(v) < 9 {
 		return fmt.Errorf("%w: short document record", ErrCorrupt)
 	}
@@ -331,7 +339,7 @@ func decodeChecked(r *record, v []byte, l layout, full bool) error {
 				for i := range l.bands {
 					r.bands = append(r.bands, binary.BigEndian.Uint64(v[p.bands+8*i:]))
 				}
-			default:
+			case bands:
 				r.bands = l.bh.appendBands(r.bands, r.sig, r.short)
 			}
 		}
