@@ -2,8 +2,8 @@
 // as JSON lines, through one buffer: the header of a table is written with
 // its first row, the first write error is kept and ends the writing, and
 // Close flushes and reports it. A table is aligned as text/tabwriter aligns
-// it, held in memory until Close, or, once Measure has seen every row,
-// written a line at a time.
+// it, held in memory until Close or its first TableRows rows, or, once
+// Measure has seen every row, written a line at a time.
 package output
 
 import (
@@ -29,8 +29,21 @@ type Writer struct {
 	// table's columns but the last, padding included: Row then writes
 	// each line at once, aligned as tab aligns a whole table.
 	widths []int
-	err    error
+	// held is the number of rows the tabwriter holds, seen their widths
+	// as Measure takes them: at TableRows rows they are written, and
+	// seen becomes widths.
+	held int
+	seen []int
+	err  error
 }
+
+// TableRows is the most rows of a table (the header included) that a
+// Writer holds in memory to align them, when Measure has not seen every
+// row: past it, the rows are written, and the later ones padded to the
+// widths of those, a wider cell followed by the padding alone (it pushes
+// the rest of its line). Memory is bounded by these rows whatever the
+// length of the table.
+const TableRows = 4096
 
 // New returns a Writer of JSON lines (jsonl set) or of a table to w.
 func New(w io.Writer, jsonl bool) *Writer {
@@ -75,12 +88,19 @@ func (o *Writer) Measure(cols ...string) {
 		o.widths = make([]int, len(o.head)-1)
 		o.Measure(o.head...)
 	}
+	o.widths = widen(o.widths, cols)
+}
+
+// widen returns widths widened to the cells of cols but the last, padding
+// included.
+func widen(widths []int, cols []string) []int {
 	for i, c := range cols[:len(cols)-1] {
-		for len(o.widths) <= i {
-			o.widths = append(o.widths, 0)
+		for len(widths) <= i {
+			widths = append(widths, 0)
 		}
-		o.widths[i] = max(o.widths[i], utf8.RuneCountInString(c)+tabPadding)
+		widths[i] = max(widths[i], utf8.RuneCountInString(c)+tabPadding)
 	}
+	return widths
 }
 
 // Header sets the table header (none with JSON lines). It is written with
@@ -104,13 +124,23 @@ func (o *Writer) Row(cols ...string) {
 	}
 	if o.widths == nil {
 		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
+		o.seen = widen(o.seen, cols)
+		if o.held++; o.held == TableRows && o.err == nil {
+			// Written as aligned so far; the later rows to these widths.
+			o.err = o.tab.Flush()
+			o.widths, o.seen = o.seen, nil
+		}
 		return
 	}
-	// Measured: padded here and written past the tabwriter, which holds
-	// nothing.
+	// Measured (or past TableRows): padded here and written past the
+	// tabwriter, which holds nothing.
 	for i, c := range cols[:len(cols)-1] {
 		o.buf.WriteString(c)
-		for range o.widths[i] - utf8.RuneCountInString(c) {
+		pad := tabPadding
+		if i < len(o.widths) {
+			pad = max(o.widths[i]-utf8.RuneCountInString(c), tabPadding)
+		}
+		for range pad {
 			o.buf.WriteByte(' ')
 		}
 	}

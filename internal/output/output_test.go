@@ -3,9 +3,12 @@ package output
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"text/tabwriter"
 )
 
 // TestTable checks that a measured table is written as the tabwriter
@@ -41,6 +44,37 @@ func TestTable(t *testing.T) {
 	w.Header("A", "B")
 	if err := w.Close(); err != nil || b.Len() != 0 {
 		t.Errorf("a table without rows wrote %q, %v", b.String(), err)
+	}
+}
+
+// TestTableRows checks a table longer than TableRows: its first
+// TableRows lines (the header's included) are aligned as the tabwriter
+// aligns them alone, and the later ones to their widths, a wider cell
+// followed by the padding.
+func TestTableRows(t *testing.T) {
+	var b bytes.Buffer
+	w := New(&b, false)
+	w.Header("ID", "DISTANCE", "EXACT")
+	var lines []string
+	for i := range TableRows + 2 {
+		id := "doc" + strconv.Itoa(i%1000)
+		w.Row(id, strconv.Itoa(i%7), "no")
+		lines = append(lines, id+"\t"+strconv.Itoa(i%7)+"\tno")
+	}
+	w.Row("a-much-longer-id", "1", "yes")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var first bytes.Buffer
+	tw := tabwriter.NewWriter(&first, 0, 8, tabPadding, ' ', 0)
+	fmt.Fprintln(tw, "ID\tDISTANCE\tEXACT")
+	for _, l := range lines[:TableRows-1] {
+		fmt.Fprintln(tw, l)
+	}
+	tw.Flush()
+	want := first.String() + "doc95   0         no\ndoc96   1         no\ndoc97   2         no\na-much-longer-id  1         yes\n"
+	if got := b.String(); got != want {
+		t.Errorf("the table's end %q, want %q", got[max(0, len(got)-120):], want[len(want)-120:])
 	}
 }
 
