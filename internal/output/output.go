@@ -34,6 +34,9 @@ type Writer struct {
 	// seen becomes widths.
 	held int
 	seen []int
+	// past says widths are those of the first TableRows rows, not
+	// Measure's: a row with fewer cells ends their column blocks.
+	past bool
 	err  error
 }
 
@@ -94,6 +97,9 @@ func (o *Writer) Measure(cols ...string) {
 // widen returns widths widened to the cells of cols but the last, padding
 // included.
 func widen(widths []int, cols []string) []int {
+	if len(cols) == 0 {
+		return widths
+	}
 	for i, c := range cols[:len(cols)-1] {
 		for len(widths) <= i {
 			widths = append(widths, 0)
@@ -122,13 +128,22 @@ func (o *Writer) Row(cols ...string) {
 	if o.err != nil {
 		return
 	}
+	cells := max(len(cols)-1, 0) // the tab-terminated cells
+	if o.past && cells < len(o.widths) {
+		// The tabwriter's column blocks end here: hold the rows again.
+		o.widths, o.past, o.held = nil, false, 0
+	}
 	if o.widths == nil {
 		_, o.err = fmt.Fprintln(o.tab, strings.Join(cols, "\t"))
-		o.seen = widen(o.seen, cols)
+		o.seen = widen(o.seen[:min(len(o.seen), cells)], cols)
+		if cells == 0 {
+			o.held = 0 // a line of one cell: the tabwriter flushed
+			return
+		}
 		if o.held++; o.held == TableRows && o.err == nil {
 			// Written as aligned so far; the later rows to these widths.
 			o.err = o.tab.Flush()
-			o.widths, o.seen = o.seen, nil
+			o.widths, o.seen, o.past = o.seen, nil, true
 		}
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"text/tabwriter"
 )
@@ -75,6 +76,61 @@ func TestTableRows(t *testing.T) {
 	want := first.String() + "doc95   0         no\ndoc96   1         no\ndoc97   2         no\na-much-longer-id  1         yes\n"
 	if got := b.String(); got != want {
 		t.Errorf("the table's end %q, want %q", got[max(0, len(got)-120):], want[len(want)-120:])
+	}
+}
+
+// TestTableBlocks checks tables past TableRows whose lines change their
+// number of cells, against the tabwriter's alignment of the same lines
+// (column blocks end at a line with fewer cells): a block of measures
+// before a long table, as compare --passages writes it; lines of one cell
+// before a long table, which must not be held until Close; and a row
+// without cells.
+func TestTableBlocks(t *testing.T) {
+	tabwriterOf := func(lines [][]string) string {
+		var b bytes.Buffer
+		tw := tabwriter.NewWriter(&b, 0, 8, tabPadding, ' ', 0)
+		for _, l := range lines {
+			fmt.Fprintln(tw, strings.Join(l, "\t"))
+		}
+		tw.Flush()
+		return b.String()
+	}
+	measures := [][]string{{"containment_a", "0.5"}, {"exact", "false"}, {""}, {"A_START", "A_END", "TEXT"}}
+	lines := measures
+	for i := range TableRows + 10 {
+		lines = append(lines, []string{strconv.Itoa(i), strconv.Itoa(i + 1), "x"})
+	}
+	var b bytes.Buffer
+	w := New(&b, false)
+	for _, l := range lines {
+		w.Row(l...)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The first TableRows lines of the table are as the tabwriter aligns
+	// them, and so are the later ones here: no cell is wider.
+	if got, want := b.String(), tabwriterOf(lines); got != want {
+		t.Errorf("measures, then a long table: %d bytes unlike the tabwriter's %d", len(got), len(want))
+	}
+
+	// Lines of one cell, then a long table: the table is written before
+	// Close once TableRows of its lines are held.
+	var c bytes.Buffer
+	w = New(&c, false)
+	for i := range TableRows {
+		w.Row("id" + strconv.Itoa(i))
+	}
+	w.Row()
+	for i := range 4 * TableRows {
+		w.Row(strconv.Itoa(i), "b", "c")
+	}
+	// Past the buffer (64 KB) once the table is no longer held.
+	if c.Len() == 0 {
+		t.Error("a long table after lines of one cell is held until Close")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 
