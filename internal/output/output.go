@@ -29,9 +29,10 @@ type Writer struct {
 	// table's columns but the last, padding included: Row then writes
 	// each line at once, aligned as tab aligns a whole table.
 	widths []int
-	// held is the number of rows the tabwriter holds, seen their widths
-	// as Measure takes them: at TableRows rows they are written, and
-	// seen becomes widths.
+	// held is the number of rows the tabwriter holds since it last
+	// flushed, seen the widths of its open column blocks (as Measure
+	// takes widths): at TableRows rows they are written, and seen
+	// becomes widths.
 	held int
 	seen []int
 	// past says widths are those of the first TableRows rows, not
@@ -43,9 +44,10 @@ type Writer struct {
 // TableRows is the most rows of a table (the header included) that a
 // Writer holds in memory to align them, when Measure has not seen every
 // row: past it, the rows are written, and the later ones padded to the
-// widths of those, a wider cell followed by the padding alone (it pushes
-// the rest of its line). Memory is bounded by these rows whatever the
-// length of the table.
+// widths of the column blocks then open, a wider cell followed by the
+// padding alone (it pushes the rest of its line), until a line with fewer
+// cells ends those blocks and rows are held again. Memory is bounded by
+// these rows whatever the length of the table.
 const TableRows = 4096
 
 // New returns a Writer of JSON lines (jsonl set) or of a table to w.
