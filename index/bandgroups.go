@@ -42,6 +42,15 @@ import (
 // instead of a length byte and 4 bytes; a roaring bitmap of b bytes is
 // x = b<<1 and the bitmap.
 //
+// In an index created by schema 14 or later (its bandgroups value's second
+// byte is 2: groupCodec.lists) the uvarint x also tells a list from a
+// bitmap: x = n<<1 | 1 is a posting of one document n, as in schema 13; x
+// = (c-2)<<2 | 2 is a posting of c documents, 2 to maxListDocs, that
+// follows as uvarints: the first number and then each number's distance
+// from the one before it, less one (3 bytes a document for numbers spread
+// over 2^21, 1 for near ones, where a roaring bitmap of 2 documents takes
+// about 27); x = b<<2 is a roaring bitmap of b bytes, of more documents.
+//
 // An index created before schema 9 keeps one key per hash (appendBandKey:
 // the band number and the hash, 9 bytes) and is read and written so; its
 // meta has no bandgroups key (groupCodec.g < 0).
@@ -52,12 +61,27 @@ type groupCodec struct {
 	g      int  // the group width, -1 for a key per hash (before schema 9)
 	w      int  // bytes of an entry's hash: 8, the whole hash, or fewer, its bits after the key's
 	tagged bool // a posting of one document is its number in the length's uvarint (schema 13)
+	lists  bool // a posting of 2 to maxListDocs documents is a list of their numbers (schema 14)
 }
 
+// maxListDocs is the most documents a posting of a band group of schema 14
+// or later holds as a list of their numbers; a posting of more is a
+// roaring bitmap.
+const maxListDocs = 32
+
+// Band group forms: the second byte of the meta value bandgroups.
+const (
+	groupsUntagged = 0 // schemas 9 to 12: a length and the posting
+	groupsTagged   = 1 // schema 13: a posting of one document is its number
+	groupsListed   = 2 // schema 14 on: and a posting of a few is a list
+)
+
 // groupCodecFor returns the groupCodec of an index with group width g
-// (-1 for none) that is wide or not, and whose entries are tagged or not.
-func groupCodecFor(g int, wide, tagged bool) groupCodec {
-	c := groupCodec{g: g, w: 8, tagged: tagged && g >= 0}
+// (-1 for none) that is wide or not, and whose entries have the form
+// form (groupsUntagged, groupsTagged or groupsListed).
+func groupCodecFor(g int, wide bool, form byte) groupCodec {
+	c := groupCodec{g: g, w: 8, tagged: form != groupsUntagged && g >= 0}
+	c.lists = c.tagged && form == groupsListed
 	switch {
 	case g < 0 || wide:
 	case c.tagged:
@@ -69,10 +93,10 @@ func groupCodecFor(g int, wide, tagged bool) groupCodec {
 }
 
 // bandGroupsValue returns the value of the meta key bandgroups of an
-// index whose band groups have width g, tagged entries or not.
-func bandGroupsValue(g int, tagged bool) []byte {
-	if tagged {
-		return []byte{byte(g), 1}
+// index whose band groups have width g and entries of the given form.
+func bandGroupsValue(g int, form byte) []byte {
+	if form != groupsUntagged {
+		return []byte{byte(g), form}
 	}
 	return []byte{byte(g)}
 }
@@ -136,42 +160,139 @@ func (c groupCodec) appendEntry(dst []byte, h uint64, p []byte) []byte {
 	if n, ok := singleDoc(p); ok {
 		return binary.AppendUvarint(dst, uint64(n)<<1|1)
 	}
+	if c.lists {
+		var bm roaring.Bitmap
+		if _, err := bm.FromBuffer(p); err == nil {
+			switch n := bm.GetCardinality(); {
+			case n == 1:
+				return binary.AppendUvarint(dst, uint64(bm.Minimum())<<1|1)
+			case n >= 2 && n <= maxListDocs:
+				return appendDocList(dst, bm.ToArray())
+			}
+		}
+		return append(binary.AppendUvarint(dst, uint64(len(p))<<2), p...)
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(p))<<1)
 	return append(dst, p...)
+}
+
+// appendDocsEntry appends the entry of hash h whose posting holds docs
+// (sorted, without repeats, at least one), with bm as scratch for a
+// roaring bitmap. It costs O(len(docs)), and the serialization of a bitmap
+// for a posting that is one.
+func (c groupCodec) appendDocsEntry(dst []byte, h uint64, docs []uint32, bm *roaring.Bitmap) ([]byte, error) {
+	switch {
+	case len(docs) == 1 && c.tagged:
+		return binary.AppendUvarint(c.appendHash(dst, h), uint64(docs[0])<<1|1), nil
+	case len(docs) == 1:
+		var b [singletonSize]byte
+		return c.appendEntry(dst, h, appendSingletonPosting(b[:0], docs[0])), nil
+	case c.lists && len(docs) <= maxListDocs:
+		return appendDocList(c.appendHash(dst, h), docs), nil
+	}
+	bm.Clear()
+	bm.AddMany(docs)
+	bm.RunOptimize()
+	p, err := bm.ToBytes()
+	if err != nil {
+		return dst, err
+	}
+	return c.appendEntry(dst, h, p), nil
+}
+
+// appendDocList appends the uvarint tag and the numbers of a posting of
+// docs (sorted, without repeats, 2 to maxListDocs of them) in a listed
+// group.
+func appendDocList(dst []byte, docs []uint32) []byte {
+	dst = binary.AppendUvarint(dst, uint64(len(docs)-2)<<2|2)
+	dst = binary.AppendUvarint(dst, uint64(docs[0]))
+	for i := 1; i < len(docs); i++ {
+		dst = binary.AppendUvarint(dst, uint64(docs[i]-docs[i-1]-1))
+	}
+	return dst
 }
 
 // entries calls fn with the hash and the posting of each entry of the
 // value v of the group of key, in order, until fn returns an error. It
 // fails with ErrCorrupt if v is not a sequence of entries in increasing
 // hash order. A roaring posting aliases v; a posting of one document of a
-// tagged group is its singletonPosting, in memory entries allocates (a
-// block for 64 of them at a time).
+// tagged group is its singletonPosting, and one of a list in a listed
+// group a roaring bitmap, in memory entries allocates (in blocks, never
+// reused: the postings outlive the call).
 func (c groupCodec) entries(key, v []byte, fn func(h uint64, p []byte) error) error {
-	var one []byte // the singleton postings of a tagged group
-	return c.scan(key, v, func(h uint64, n uint32, p []byte) error {
-		if p == nil {
-			if cap(one)-len(one) < singletonSize {
-				one = make([]byte, 0, 64*singletonSize)
-			}
-			one = appendSingletonPosting(one, n)
-			p = one[len(one)-singletonSize : len(one) : len(one)]
+	var mem postingMem
+	return c.scan(key, v, func(e *groupEntry) error {
+		p, err := mem.posting(e)
+		if err != nil {
+			return err
 		}
-		return fn(h, p)
+		return fn(e.h, p)
 	})
 }
 
-// scan is entries without making the postings of one document of a tagged
-// group: fn has n and a nil posting for them.
-func (c groupCodec) scan(key, v []byte, fn func(h uint64, n uint32, p []byte) error) error {
+// groupEntry is an entry of a band group as scan reads it: its hash, its
+// bytes in the group's value, and its posting, one of: the number n of its
+// one document (p and docs nil), the numbers docs of a list (valid until
+// the next entry), or p, the roaring bitmap or the posting of an untagged
+// group (aliasing the value).
+type groupEntry struct {
+	h    uint64
+	raw  []byte
+	n    uint32
+	docs []uint32
+	p    []byte
+}
+
+// postingMem makes the posting bytes of entries whose posting a group does
+// not hold as bytes: a singletonPosting for one document, a roaring bitmap
+// for a list. Each is cut from a block that is never written again.
+type postingMem struct {
+	block []byte
+	bm    roaring.Bitmap
+}
+
+// posting returns the posting of e as readPosting reads it.
+func (m *postingMem) posting(e *groupEntry) ([]byte, error) {
+	switch {
+	case e.p != nil:
+		return e.p, nil
+	case e.docs == nil:
+		if cap(m.block)-len(m.block) < singletonSize {
+			m.block = make([]byte, 0, 64*singletonSize)
+		}
+		m.block = appendSingletonPosting(m.block, e.n)
+		return m.block[len(m.block)-singletonSize : len(m.block) : len(m.block)], nil
+	}
+	if b, ok := appendSmallPosting(nil, e.docs); ok {
+		if cap(m.block)-len(m.block) < len(b) {
+			m.block = make([]byte, 0, max(len(b), 64*singletonSize))
+		}
+		s := len(m.block)
+		m.block = append(m.block, b...)
+		return m.block[s:len(m.block):len(m.block)], nil
+	}
+	m.bm.Clear()
+	m.bm.AddMany(e.docs)
+	m.bm.RunOptimize()
+	return m.bm.ToBytes()
+}
+
+// scan calls fn with each entry of the value v of the group of key, in
+// order, until fn returns an error, without making postings: see
+// groupEntry. e is reused from one call to the next.
+func (c groupCodec) scan(key, v []byte, fn func(e *groupEntry) error) error {
 	var prefix uint32
 	if len(key) == bandGroupKeyLen {
 		prefix = binary.BigEndian.Uint32(key[1:])
 	}
 	var last uint64
+	var e groupEntry
+	var docs []uint32
 	for i := 0; len(v) > 0; i++ {
 		if len(v) < c.w+1 {
 			return fmt.Errorf("%w: band group entry truncated", ErrCorrupt)
 		}
+		whole := v
 		h := c.hash(prefix, v)
 		x, w := binary.Uvarint(v[c.w:])
 		if w <= 0 {
@@ -182,28 +303,66 @@ func (c groupCodec) scan(key, v []byte, fn func(h uint64, n uint32, p []byte) er
 		}
 		last = h
 		v = v[c.w+w:]
-		if c.tagged {
-			if x&1 != 0 {
-				if x>>1 > math.MaxUint32 {
-					return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
-				}
-				if err := fn(h, uint32(x>>1), nil); err != nil {
-					return err
-				}
-				continue
+		e = groupEntry{h: h}
+		switch {
+		case c.tagged && x&1 != 0:
+			if x>>1 > math.MaxUint32 {
+				return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
 			}
-			x >>= 1
+			e.n = uint32(x >> 1)
+		case c.lists && x&2 != 0:
+			var err error
+			if docs, v, err = readDocList(docs[:0], v, x>>2+2); err != nil {
+				return fmt.Errorf("%w: band group entry of hash %016x: %v", ErrCorrupt, h, err)
+			}
+			e.docs = docs
+		default:
+			if c.lists {
+				x >>= 2
+			} else if c.tagged {
+				x >>= 1
+			}
+			if x == 0 || uint64(len(v)) < x {
+				return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
+			}
+			e.p = v[:x]
+			v = v[x:]
 		}
-		if x == 0 || uint64(len(v)) < x {
-			return fmt.Errorf("%w: band group entry of hash %016x malformed", ErrCorrupt, h)
-		}
-		p := v[:x]
-		v = v[x:]
-		if err := fn(h, 0, p); err != nil {
+		e.raw = whole[:len(whole)-len(v)]
+		if err := fn(&e); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// readDocList appends to dst the c numbers of a list posting at the start
+// of v, and returns them and the rest of v. It fails if the list is
+// truncated, holds fewer than 2 or more than maxListDocs numbers, or a
+// number beyond 32 bits.
+func readDocList(dst []uint32, v []byte, c uint64) ([]uint32, []byte, error) {
+	if c > maxListDocs {
+		return dst, v, errors.New("list of too many documents")
+	}
+	var n uint64
+	for i := range c {
+		d, w := binary.Uvarint(v)
+		if w <= 0 {
+			return dst, v, errors.New("list truncated")
+		}
+		v = v[w:]
+		if d > math.MaxUint32 {
+			return dst, v, errors.New("document number beyond 32 bits")
+		}
+		if i > 0 {
+			if d += n + 1; d > math.MaxUint32 {
+				return dst, v, errors.New("document number beyond 32 bits")
+			}
+		}
+		n = d
+		dst = append(dst, uint32(n))
+	}
+	return dst, v, nil
 }
 
 // posting returns the posting of hash h in the value v of the group of
@@ -211,13 +370,15 @@ func (c groupCodec) scan(key, v []byte, fn func(h uint64, n uint32, p []byte) er
 // before h's.
 func (c groupCodec) posting(key, v []byte, h uint64) ([]byte, error) {
 	var found []byte
-	err := c.scan(key, v, func(e uint64, n uint32, p []byte) error {
-		if e >= h {
-			if e == h {
-				found = p
-				if p == nil {
-					found = singletonPosting(n)
+	err := c.scan(key, v, func(e *groupEntry) error {
+		if e.h >= h {
+			if e.h == h {
+				var mem postingMem
+				p, err := mem.posting(e)
+				if err != nil {
+					return err
 				}
+				found = p
 			}
 			return errStop
 		}
@@ -296,9 +457,9 @@ func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what strin
 
 // updateBandGroups applies ops, sorted as updatePostings sorts them, to
 // the grouped bands bucket bb: each group changed is read, its postings
-// updated, and written once, or removed when it becomes empty. A posting
-// of one document is written as singletonPosting, of more as a
-// run-optimized roaring bitmap. Cost: a read and a write of each group
+// updated, and written once, or removed when it becomes empty. The entries
+// no op changes are copied as they are; a posting changed is written as
+// appendDocsEntry writes it. Cost: a read and a write of each group
 // changed, and the decoding of the postings changed.
 func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 	if len(ops) == 0 {
@@ -312,6 +473,7 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 	g := gc.g
 	var kb, ka [bandGroupKeyLen]byte
 	bm := roaring.New()
+	var docs []uint32
 	for i := 0; i < len(ops); {
 		key := bandGroupKey(kb[:0], int(ops[i].b), ops[i].h, g)
 		j := i + 1
@@ -322,27 +484,29 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 		// bbolt keeps the value until the commit: a new slice per group.
 		nv := make([]byte, 0, len(old)+(j-i)*(gc.w+1+singletonSize))
 		grp := ops[i:j]
-		// Merge the entries of the group with the hashes of its ops.
-		next := func(p []byte, h uint64) error {
+		// Merge the entries of the group with the hashes of its ops; e is
+		// the entry of hash h, or nil if the group has none.
+		next := func(e *groupEntry, h uint64) error {
 			k := 0
 			for k < len(grp) && grp[k].h == h {
 				k++
 			}
 			if k == 0 {
-				nv = gc.appendEntry(nv, h, p)
-				return nil
-			}
-			if p == nil && k == 1 && !grp[0].del {
-				nv = gc.appendEntry(nv, h, singletonPosting(grp[0].n))
-				grp = grp[k:]
+				nv = append(nv, e.raw...)
 				return nil
 			}
 			bm.Clear()
-			if p != nil {
-				if err := readPosting(bm, p); err != nil {
+			switch {
+			case e == nil:
+			case e.p != nil:
+				if err := readPosting(bm, e.p); err != nil {
 					return fmt.Errorf("%w: band posting: %v", ErrCorrupt, err)
 				}
 				bm = bm.Clone() // FromBuffer's bitmap reads the page
+			case e.docs != nil:
+				bm.AddMany(e.docs)
+			default:
+				bm.Add(e.n)
 			}
 			for _, op := range grp[:k] {
 				if op.del {
@@ -352,28 +516,22 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 				}
 			}
 			grp = grp[k:]
-			switch bm.GetCardinality() {
-			case 0:
-			case 1:
-				nv = gc.appendEntry(nv, h, singletonPosting(bm.Minimum()))
-			default:
-				bm.RunOptimize()
-				v, err := bm.ToBytes()
-				if err != nil {
-					return err
-				}
-				nv = gc.appendEntry(nv, h, v)
+			if bm.IsEmpty() {
+				return nil
 			}
-			return nil
+			docs = bm.ToArray()
+			var err error
+			nv, err = gc.appendDocsEntry(nv, h, docs, bm)
+			return err
 		}
-		err := gc.entries(key, old, func(h uint64, p []byte) error {
+		err := gc.scan(key, old, func(e *groupEntry) error {
 			// The hashes of ops before this entry have no posting yet.
-			for len(grp) > 0 && grp[0].h < h {
+			for len(grp) > 0 && grp[0].h < e.h {
 				if err := next(nil, grp[0].h); err != nil {
 					return err
 				}
 			}
-			return next(p, h)
+			return next(e, e.h)
 		})
 		for err == nil && len(grp) > 0 {
 			err = next(nil, grp[0].h)

@@ -173,19 +173,23 @@ func TestBandGroupsAgreeWithKeys(t *testing.T) {
 // TestBandGroupEntries checks the decoding of group values: the hashes of
 // the entries, whole (wide) or after the group's bits, read back as they
 // were written for every group width, the postings of one document and of
-// several, tagged (schema 13) or not, the entries in order, and the damage
-// it reports.
+// several, untagged, tagged (schema 13) and listed (schema 14), the
+// entries in order, and the damage it reports.
 func TestBandGroupEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	several := slices.Clone(appendSmallPostingT(t, 3, 70000, 1<<31))
 	for _, wide := range []bool{true, false} {
-		for _, tagged := range []bool{false, true} {
+		for _, form := range []byte{groupsUntagged, groupsTagged, groupsListed} {
+			if wide && form != groupsUntagged {
+				continue
+			}
+			tagged := form != groupsUntagged
 			single := singletonSize + 1 // a length byte and the number
 			if tagged {
 				single = 1 // 7<<1 | 1, one byte
 			}
 			for g := 1; g <= 32; g++ {
-				c := groupCodecFor(g, wide, tagged)
+				c := groupCodecFor(g, wide, form)
 				mask := uint64(bandMask)
 				if tagged {
 					mask = bandHashMask(g)
@@ -208,7 +212,7 @@ func TestBandGroupEntries(t *testing.T) {
 					}
 				}
 			}
-			c := groupCodecFor(16, wide, tagged)
+			c := groupCodecFor(16, wide, form)
 			key := bandGroupKey(nil, 0, 0, 16)
 			step := uint64(1)
 			switch {
@@ -241,6 +245,20 @@ func TestBandGroupEntries(t *testing.T) {
 				"out of order": c.appendEntry(slices.Clone(v), 4*step, singletonPosting(2)),
 				"repeated":     c.appendEntry(slices.Clone(v), 9*step, singletonPosting(2)),
 				"empty entry":  append(c.appendHash(slices.Clone(v), 10*step), 0),
+			}
+			if form == groupsListed {
+				list := func(x ...uint64) []byte {
+					b := c.appendHash(slices.Clone(v), 10*step)
+					for _, y := range x {
+						b = binary.AppendUvarint(b, y)
+					}
+					return b
+				}
+				bad["list truncated"] = list(1<<2|2, 5, 0)
+				bad["list of 34"] = list(32<<2|2, 1, 0)
+				bad["list number of 33 bits"] = list(0<<2|2, 1<<32, 0)
+				bad["list beyond 32 bits"] = list(0<<2|2, 1<<32-1, 0)
+				bad["bitmap truncated"] = list(8 << 2)
 			}
 			if tagged {
 				bad["number of 33 bits"] = binary.AppendUvarint(c.appendHash(slices.Clone(v), 10*step), 1<<33|1)
@@ -336,8 +354,9 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 	}{
 		{"untagged", false, []byte{16}},
 		{"other width", false, []byte{17, 1}},
-		{"unknown format", false, []byte{16, 2}},
+		{"unknown format", false, []byte{16, 3}},
 		{"tagged with 16-bit signatures", true, []byte{16, 1}},
+		{"listed with 16-bit signatures", true, []byte{16, 2}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.simidx")
@@ -345,8 +364,8 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if x.groups.tagged == c.sig16 {
-				t.Fatalf("created with tagged groups %v", x.groups.tagged)
+			if x.groups.tagged == c.sig16 || x.groups.lists == c.sig16 {
+				t.Fatalf("created with tagged groups %v, listed %v", x.groups.tagged, x.groups.lists)
 			}
 			if err := x.Close(); err != nil {
 				t.Fatal(err)
@@ -386,11 +405,11 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 }
 
 // FuzzBandGroupEntries decodes arbitrary bytes as the value of a band
-// group, with every codec (wide or not, tagged or not): the decode fails
+// group, with every codec (wide or not; untagged, tagged or listed): the decode fails
 // with ErrCorrupt or gives entries in increasing hash order, and the
 // posting of each hash that posting finds is the entry's.
 func FuzzBandGroupEntries(f *testing.F) {
-	codecs := []groupCodec{groupCodecFor(16, false, true), groupCodecFor(16, false, false), groupCodecFor(16, true, false)}
+	codecs := []groupCodec{groupCodecFor(16, false, groupsListed), groupCodecFor(16, false, groupsTagged), groupCodecFor(16, false, groupsUntagged), groupCodecFor(16, true, groupsUntagged)}
 	for _, c := range codecs {
 		var v []byte
 		v = c.appendEntry(v, 3<<24, singletonPosting(7))
@@ -423,4 +442,73 @@ func FuzzBandGroupEntries(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBandGroupLists checks the postings of a listed group (schema 14):
+// the documents of postings of 1 to 40 numbers, spread or crowded into one
+// 2^16 block (whose roaring form appendSmallPosting cannot write), read
+// back as written; up to maxListDocs are a list, of the bytes its
+// numbers' distances take, and more a roaring bitmap.
+func TestBandGroupLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	c := groupCodecFor(16, false, groupsListed)
+	bm := roaring.New()
+	for _, spread := range []uint32{1 << 31, 1 << 20, 40} {
+		for n := 1; n <= 40; n++ {
+			set := map[uint32]bool{}
+			for len(set) < n {
+				set[rng.Uint32N(spread)] = true
+			}
+			docs := slices.Sorted(maps.Keys(set))
+			h := rng.Uint64() & bandHashMask(16)
+			key := bandGroupKey(nil, 1, h, 16)
+			v, err := c.appendDocsEntry(nil, h, docs, bm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n >= 2 && n <= maxListDocs {
+				want := c.w + 1
+				for i, d := range docs {
+					if i > 0 {
+						d -= docs[i-1] + 1
+					}
+					want += len(binary.AppendUvarint(nil, uint64(d)))
+				}
+				if len(v) != want {
+					t.Fatalf("spread %d, %d documents: entry of %d bytes, want %d", spread, n, len(v), want)
+				}
+			}
+			var got []uint32
+			err = c.entries(key, v, func(e uint64, p []byte) error {
+				if e != h {
+					t.Fatalf("hash %016x read back as %016x", h, e)
+				}
+				var b roaring.Bitmap
+				if err := readPosting(&b, p); err != nil {
+					return err
+				}
+				got = b.ToArray()
+				return nil
+			})
+			if err != nil || !slices.Equal(got, docs) {
+				t.Fatalf("spread %d, %d documents: read back %v, %v, want %v", spread, n, got, err, docs)
+			}
+			if p, err := c.posting(key, v, h); err != nil || p == nil {
+				t.Fatalf("spread %d, %d documents: posting %x, %v", spread, n, p, err)
+			}
+			// A bitmap of up to maxListDocs given to appendEntry is
+			// written as a list too.
+			if n >= 2 {
+				bm.Clear()
+				bm.AddMany(docs)
+				p, err := bm.ToBytes()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if w := c.appendEntry(nil, h, p); n <= maxListDocs && !bytes.Equal(w, v) {
+					t.Fatalf("spread %d, %d documents: appendEntry of the bitmap %x, appendDocsEntry %x", spread, n, w, v)
+				}
+			}
+		}
+	}
 }

@@ -870,6 +870,21 @@ func (p *postingProducer) slot(i int) error {
 		if len(live) == 0 {
 			return nil
 		}
+		if group.g >= 0 {
+			var nk [bandGroupKeyLen]byte
+			bandGroupKey(nk[:0], i, h, group.g)
+			if gs >= 0 && nk != gk {
+				if err := endGroup(); err != nil {
+					return err
+				}
+			}
+			if gs < 0 {
+				gk, gs = nk, len(arena)
+			}
+			var err error
+			arena, err = group.appendDocsEntry(arena, h, live, bm)
+			return err
+		}
 		if len(live) == 1 {
 			post = appendSingletonPosting(post[:0], live[0])
 		} else if sp, ok := appendSmallPosting(post[:0], live); ok {
@@ -883,20 +898,6 @@ func (p *postingProducer) slot(i int) error {
 				return err
 			}
 			post = v
-		}
-		if group.g >= 0 {
-			var nk [bandGroupKeyLen]byte
-			bandGroupKey(nk[:0], i, h, group.g)
-			if gs >= 0 && nk != gk {
-				if err := endGroup(); err != nil {
-					return err
-				}
-			}
-			if gs < 0 {
-				gk, gs = nk, len(arena)
-			}
-			arena = group.appendEntry(arena, h, post)
-			return nil
 		}
 		ks := len(arena)
 		arena = p.key(arena, i, h)

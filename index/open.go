@@ -262,7 +262,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	var st Settings
 	var fresh bool
 	group := -1      // the band group width (see bandgroups.go)
-	tagged := false  // the band groups' entries are tagged (schema 13)
+	var form byte    // the form of the band groups' entries (groupsUntagged, ...)
 	idGroup := -1    // the ID group width (see idgroups.go)
 	exactGroup := -1 // the exact group width (see exactgroups.go)
 	read := func(t *bolt.Tx) error {
@@ -287,9 +287,11 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
 		}
 		group = -1
-		if g := mb.Get(keyBandGroups); (len(g) == 1 || len(g) == 2 && g[1] == 1) && g[0] <= 32 {
+		if g := mb.Get(keyBandGroups); (len(g) == 1 || len(g) == 2 && (g[1] == groupsTagged || g[1] == groupsListed)) && g[0] <= 32 {
 			group = int(g[0])
-			tagged = len(g) == 2
+			if form = groupsUntagged; len(g) == 2 {
+				form = g[1]
+			}
 		} else if g != nil {
 			return fmt.Errorf("%w: band group width %x", ErrNotIndex, g)
 		}
@@ -338,11 +340,11 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)
 		}
 		st = n
-		if st.MinHash && group >= 0 && (tagged != st.tagged() || tagged && group != bandGroupBits(st.ExpectedDocs)) {
+		if st.MinHash && group >= 0 && ((form != groupsUntagged) != st.tagged() || form != groupsUntagged && group != bandGroupBits(st.ExpectedDocs)) {
 			// The band hashes that the analysis keeps (bandHashKeep)
 			// are those the groups hold. Checked before an upgrade
 			// writes anything.
-			return fmt.Errorf("%w: band groups of width %d, tagged %v, in an index of signature bits %d", ErrNotIndex, group, tagged, st.signatureBits())
+			return fmt.Errorf("%w: band groups of width %d, form %d, in an index of signature bits %d", ErrNotIndex, group, form, st.signatureBits())
 		}
 		if c := mb.Get(keyCount); len(c) == 8 {
 			x.count.Store(int64(binary.BigEndian.Uint64(c)))
@@ -361,8 +363,10 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			if fresh {
 				st = want
 				// An index made with the settings of an index created
-				// before schema 13 keeps its band groups' entries too.
-				group, tagged = bandGroupBits(st.ExpectedDocs), st.tagged()
+				// before schema 13 keeps its band groups' entries too;
+				// one made with the settings of a schema 13 index has
+				// the listed groups of schema 14, which read the same.
+				group, form = bandGroupBits(st.ExpectedDocs), st.groupForm()
 				idGroup = hashGroupBits(st.ExpectedDocs)
 				exactGroup = idGroup
 				return create(tx, st)
@@ -379,7 +383,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		}
 	}
 	x.settings = st
-	x.groups = groupCodecFor(group, st.wide, tagged)
+	x.groups = groupCodecFor(group, st.wide, form)
 	x.ids = idGroups(idGroup)
 	x.exact = exactGroups(exactGroup)
 	x.tables = st.Design.tables(st.MaxDistance)
@@ -449,7 +453,7 @@ func create(tx *bolt.Tx, st Settings) error {
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
 	if st.MinHash {
 		names = append(names, bucketBands)
-		if err := mb.Put(keyBandGroups, bandGroupsValue(bandGroupBits(st.ExpectedDocs), st.tagged())); err != nil {
+		if err := mb.Put(keyBandGroups, bandGroupsValue(bandGroupBits(st.ExpectedDocs), st.groupForm())); err != nil {
 			return err
 		}
 	}
@@ -548,7 +552,11 @@ func (x *Index) recover() error {
 // settings' signature_bits 8); an index created by schema 10 to 12 keeps
 // 16 (signature_bits 16, Settings.sig16), its 48-bit band hashes and the
 // entries of its band groups (see bandgroups.go): only the version
-// changes. A program of an older schema refuses
+// changes. Schema 14 writes a posting of a few documents in the band
+// groups of an index it creates as a list of their numbers (groupsListed,
+// meta bandgroups' second byte 2); an index created by schema 13 keeps
+// its tagged groups (second byte 1), read and written as before: only the
+// version changes. A program of an older schema refuses
 // the upgraded file (ErrVersion): it would miss the documents of the
 // in-memory levels.
 func upgrade(tx *bolt.Tx) error {

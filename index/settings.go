@@ -138,6 +138,17 @@ type Settings struct {
 // settings of one (wide or sig16), keeps those of its schema.
 func (s *Settings) tagged() bool { return !s.wide && !s.sig16 }
 
+// groupForm returns the form of the band group entries of an index created
+// with normalized settings s: listed (schema 14) where it is tagged,
+// untagged otherwise. The form changes no band hash, only how a posting
+// is written.
+func (s *Settings) groupForm() byte {
+	if s.tagged() {
+		return groupsListed
+	}
+	return groupsUntagged
+}
+
 // signatureBits returns the bits of each signature value that the records
 // of an index of normalized settings s with MinHash hold: 32 in a wide
 // index, 16 in one created by schema 10 to 12, 8 from schema 13 on.
