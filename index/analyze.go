@@ -227,9 +227,13 @@ type analyzer struct {
 	bh      *bandHasher
 	wide    bool
 	sigBits int
-	// The short-text layer: shortUnits is 0 without it.
+	// The short-text layer: shortUnits is 0 without it; shortV1 marks the
+	// layer of an index created by schema 7 to 13 (see Settings.shortV1),
+	// and seen is the scratch of boundedShortSet.
 	shortUnits int
+	shortV1    bool
 	shortBuf   []uint64
+	seen       *[1 << 16 / 64]uint64
 	// keepShingles makes analyze return the shingle set (sorted, in
 	// shingleSet).
 	keepShingles bool
@@ -271,7 +275,7 @@ func makeAnalyzer(s *Settings) (*analyzer, error) {
 		}
 	}
 	if s.hasShort() {
-		a.shortUnits = s.ShortUnits
+		a.shortUnits, a.shortV1 = s.ShortUnits, s.shortV1
 	}
 	return a, nil
 }
@@ -315,7 +319,14 @@ func (a *analyzer) analyze(text []byte) analysis {
 			r.shingles = a.shingleSet
 		}
 	}
-	if a.shortUnits > 0 && len(a.units) > 0 && len(a.units) <= a.shortUnits {
+	switch {
+	case a.shortUnits == 0 || len(a.units) == 0:
+	case !a.shortV1:
+		var ok bool
+		if a.shortBuf, ok = a.boundedShortSet(a.shortBuf[:0], a.units); ok {
+			r.short = a.shortBuf
+		}
+	case len(a.units) <= a.shortUnits:
 		mask := uint64(shortMask)
 		if a.wide {
 			mask = ^uint64(0)
@@ -355,6 +366,54 @@ func shortSet(dst, units []uint64, mask uint64) []uint64 {
 	p[0], p[1] = p[1], shortEnd
 	dst = append(dst, shingle.Combine(p[:])&mask)
 	return dst[:n+len(shingle.Set(dst[n:]))]
+}
+
+// shortMask16 keeps the bits of a short-set value of an index created by
+// schema 14 or later (see bands.go).
+const shortMask16 = 1<<16 - 1
+
+// boundedShortSet appends to dst the short set of a text of units, of
+// 16-bit values (shortSet with shortMask16), if it has at most
+// a.shortUnits+1 values, and reports whether it did: a text of at most
+// ShortUnits units always has one, a longer one if it repeats its pairs of
+// units. Cost: that of shortSet for a short text; for a longer one a hash
+// and a bit test a unit, until the set outgrows the bound (after about
+// ShortUnits units of a text that does not repeat itself).
+func (a *analyzer) boundedShortSet(dst, units []uint64) ([]uint64, bool) {
+	if len(units) <= a.shortUnits {
+		return shortSet(dst, units, shortMask16), true
+	}
+	if a.seen == nil {
+		a.seen = new([1 << 16 / 64]uint64)
+	}
+	n, limit := len(dst), a.shortUnits+1
+	add := func(p [2]uint64) bool {
+		v := shingle.Combine(p[:]) & shortMask16
+		if a.seen[v/64]&(1<<(v%64)) == 0 {
+			a.seen[v/64] |= 1 << (v % 64)
+			dst = append(dst, v)
+		}
+		return len(dst)-n <= limit
+	}
+	ok := true
+	p := [2]uint64{0, shortStart}
+	for _, u := range units {
+		p[0], p[1] = p[1], u
+		if ok = add(p); !ok {
+			break
+		}
+	}
+	if ok {
+		ok = add([2]uint64{p[1], shortEnd})
+	}
+	for _, v := range dst[n:] {
+		a.seen[v/64] = 0
+	}
+	if !ok {
+		return dst[:n], false
+	}
+	slices.Sort(dst[n:])
+	return dst, true
 }
 
 // estimateJaccard returns the Jaccard similarity estimated from two MinHash

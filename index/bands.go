@@ -18,10 +18,29 @@ import (
 //     less than 1% at J >= 0.5. An index created by schema 10 to 12 keeps
 //     16 bits (signature_bits 16, Settings.sig16), which is the same but
 //     for the width;
-//   - each value of a short set is the low 32 bits of its hash, and the
-//     set is sorted and without repeats after that: a value of one set
-//     agrees with one of another by chance with probability about 2^-20
-//     a pair of texts at the default ShortUnits (61 values a set);
+//   - each value of a short set is the low 16 bits of its hash in an
+//     index created by schema 14 or later (the low 32 in one created by
+//     schema 10 to 13, Settings.shortV1), and the set is sorted and
+//     without repeats after that. A value that only one of two sets holds
+//     agrees with one only the other holds by chance with probability
+//     2^-16 a pair of them: two near duplicates of 20 words that differ
+//     in 5 pairs each agree so with probability 25*2^-16 = 0.0004, and
+//     two of 60 words that differ in 15 with 0.0034, which then adds
+//     1/|union| to their similarity; two values of one set agree with
+//     probability about 61*60/2*2^-16 = 0.028 for the default ShortUnits,
+//     which takes one value from the set;
+//   - a text whose short set has at most sigFloor = (ShortUnits+1)/2
+//     values (30 by default) has no signature bands in an index created
+//     by schema 14 or later, only the bands of its short set. A text
+//     without a short set has more than ShortUnits+1 distinct pairs of
+//     units, so, as texts go, more than ShortUnits+1-k distinct
+//     k-shingles, and the text with the short set at most sigFloor-k:
+//     their shingles' Jaccard similarity is below 1/2, where 14 bands of
+//     6 rows find a pair with probability 0.2 and less (the pairs of two
+//     texts that both have a short set are judged by their short sets,
+//     which have their own bands). That holds unless the longer text
+//     repeats its phrases in new orders; a text that repeats a few words
+//     over and over has a short set itself;
 //   - the band hashes are computed from these values (bandHasher), and
 //     keep their leading b = g+24 bits (bandHashBits: at least 40, at
 //     most 48), g the width of the band groups at the expected size
@@ -79,6 +98,7 @@ type bandHasher struct {
 	keep                  uint64 // the bits of a band hash kept (see bandHashKeep)
 	bands, rows           int
 	shortBands, shortRows int // 0 without the short-text layer
+	sigFloor              int // a text whose short set has at most this many values has no signature bands (0: every text has them)
 	scheme                shingle.Scheme
 	pool                  sync.Pool // *shortScratch
 }
@@ -96,6 +116,9 @@ func newBandHasher(s *Settings, scheme shingle.Scheme) (*bandHasher, error) {
 	h := &bandHasher{keep: bandHashKeep(s), bands: s.Bands, rows: s.MinHashK / s.Bands, scheme: scheme}
 	if s.hasShort() {
 		h.shortBands, h.shortRows = s.ShortBands, s.ShortRows
+		if !s.shortV1 {
+			h.sigFloor = (s.ShortUnits + 1) / 2
+		}
 		// Made once here, so that an invalid size fails now, not in a
 		// pool's New.
 		mh, err := shingle.NewMinHasher(h.shortBands*h.shortRows, scheme)
@@ -113,12 +136,20 @@ func newBandHasher(s *Settings, scheme shingle.Scheme) (*bandHasher, error) {
 // have. Cost: O(len(sig)), and with a short set a MinHash signature of it,
 // O(len(short) + ShortBands*ShortRows).
 func (h *bandHasher) appendBands(dst, sig, short []uint64) []uint64 {
-	return h.appendShortBandsMasked(h.appendSigBands(dst, sig), short)
+	return h.appendShortBandsMasked(h.appendSigBands(dst, sig, len(short)), short)
 }
 
-// appendSigBands appends to dst the Bands band hashes of signature sig, the
-// first of appendBands's. Cost: O(len(sig)).
-func (h *bandHasher) appendSigBands(dst, sig []uint64) []uint64 {
+// noSigBands reports whether a text whose short set has n values (0 for
+// none) has no signature bands: zeros in their place.
+func (h *bandHasher) noSigBands(n int) bool { return n > 0 && n <= h.sigFloor }
+
+// appendSigBands appends to dst the Bands band hashes of signature sig of
+// a text whose short set has nShort values, the first of appendBands's:
+// zeros if it has none (noSigBands). Cost: O(len(sig)).
+func (h *bandHasher) appendSigBands(dst, sig []uint64, nShort int) []uint64 {
+	if h.noSigBands(nShort) {
+		return append(dst, make([]uint64, h.bands)...)
+	}
 	n := len(dst)
 	dst = shingle.AppendBands(dst, sig, h.bands, h.rows)
 	h.mask(dst[n:])
@@ -198,9 +229,11 @@ func bandHashKeep(s *Settings) uint64 {
 // one of the short set a MinHash signature of it.
 func (h *bandHasher) band(sig, short []uint64, b int) uint64 {
 	var v uint64
-	if b < h.bands {
+	switch {
+	case b < h.bands && h.noSigBands(len(short)):
+	case b < h.bands:
 		v = shingle.Band(sig, b, h.rows)
-	} else {
+	default:
 		var buf [maxShortBandsStack]uint64
 		v = h.appendShortBands(buf[:0], short)[b-h.bands]
 	}

@@ -245,6 +245,11 @@ type persisted struct {
 	// to 12; absent (0) in one created before, which is wide (see
 	// bands.go).
 	SignatureBits int `json:"signature_bits,omitempty"`
+	// ShortLayer is the version of the short-text layer of an index with
+	// it: 2 in an index created by schema 14 or later; absent (0) in one
+	// created before, whose layer is that of schema 7 to 13
+	// (Settings.shortV1).
+	ShortLayer int `json:"short_layer,omitempty"`
 }
 
 // init reads (or, for a new file, writes) the meta bucket and prepares x.
@@ -335,6 +340,13 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		default:
 			return fmt.Errorf("%w: signature bits %d", ErrNotIndex, p.SignatureBits)
 		}
+		switch p.ShortLayer {
+		case 0:
+			p.shortV1 = true
+		case 2:
+		default:
+			return fmt.Errorf("%w: short-text layer %d", ErrNotIndex, p.ShortLayer)
+		}
 		n, err := p.Settings.normalize()
 		if err != nil {
 			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)
@@ -389,7 +401,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 	x.tables = st.Design.tables(st.MaxDistance)
 	x.keyBytes = (st.Design.KeyBits + 7) / 8
 	x.sufBytes = (64 - st.Design.KeyBits + 7) / 8
-	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet(), wide: st.wide, sig16: st.sig16}
+	x.lay = layout{k: st.MinHashK, bands: st.bandSlots(), sets: st.Text.Method.IsSet(), wide: st.wide, sig16: st.sig16, short16: st.hasShort() && !st.shortV1}
 	if st.MinHash {
 		if x.lay.bh, err = newBandHasher(&st, st.Text.Scheme); err != nil {
 			return err
@@ -426,6 +438,9 @@ func create(tx *bolt.Tx, st Settings) error {
 	p := persisted{Settings: st}
 	if !st.wide {
 		p.SignatureBits = st.signatureBits()
+	}
+	if st.hasShort() && !st.shortV1 {
+		p.ShortLayer = 2
 	}
 	js, err := json.Marshal(p)
 	if err != nil {

@@ -673,7 +673,11 @@ func (l *lazyRecord) band(i int) uint64 {
 	bh := l.lay.bh
 	if !l.sigBands {
 		l.sig = sigValues(l.sig[:0], l.v, l.lay.k)
-		l.bands = bh.appendSigBands(l.bands[:0], l.sig)
+		n := 0
+		if p, ok := partsOf(l.v, l.lay); ok && bh.sigFloor > 0 {
+			n = shortCount(l.v, p)
+		}
+		l.bands = bh.appendSigBands(l.bands[:0], l.sig, n)
 		l.sigBands = true
 	}
 	if i >= len(l.bands) && !l.shortBands {

@@ -58,6 +58,7 @@ const (
 	flagSig32   = 4    // the signature holds the low 32 bits of each value
 	flagCompact = 8    // 16-bit signature values, 32-bit short set, no bands
 	flagSig8    = 16   // with flagCompact: 8-bit signature values
+	flagShort16 = 32   // with flagCompact and flagShort: 16-bit short-set values
 	flagCRC     = 0x80 // the record ends with its checksum
 )
 
@@ -100,6 +101,9 @@ func partsOf(v []byte, l layout) (textParts, bool) {
 	n := 17 + sigWidth(v)*l.k
 	if compact(v) {
 		p.shortW = 4
+		if v[8]&flagShort16 != 0 {
+			p.shortW = 2
+		}
 	} else {
 		p.bands = n
 		n += 8 * l.bands
@@ -178,7 +182,10 @@ type layout struct {
 	// values, without flagSig8 (an index created by schema 10 to 12); bh
 	// computes the bands of a compact record, nil without MinHash.
 	wide, sig16 bool
-	bh          *bandHasher
+	// short16 says the index writes 16-bit short-set values (flagShort16:
+	// an index created by schema 14 or later).
+	short16 bool
+	bh      *bandHasher
 }
 
 // docKey returns the key of document number n in the docs bucket.
@@ -202,6 +209,9 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 	}
 	if len(r.short) > 0 {
 		flags |= flagShort
+		if l.short16 {
+			flags |= flagShort16
+		}
 	}
 	b = append(b, flags)
 	b = binary.BigEndian.AppendUint64(b, r.exact)
@@ -230,9 +240,12 @@ func encodeRecord(b []byte, r *record, l layout) []byte {
 	if len(r.short) > 0 {
 		b = append(b, byte(len(r.short)))
 		for _, v := range r.short {
-			if l.wide {
+			switch {
+			case l.wide:
 				b = binary.BigEndian.AppendUint64(b, v)
-			} else {
+			case l.short16:
+				b = binary.BigEndian.AppendUint16(b, uint16(v))
+			default:
 				b = binary.BigEndian.AppendUint32(b, uint32(v))
 			}
 		}
@@ -312,7 +325,13 @@ func decodeBands(r *record, v []byte, l layout, full, bands bool) error {
 		// the index's.
 		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
-	switch flags &^ (flagSig32 | flagCompact | flagSig8) {
+	if short := flags&(flagText|flagCompact|flagShort) == flagText|flagCompact|flagShort; flags&flagShort16 != 0 && !short ||
+		short && l.k > 0 && !l.wide && (flags&flagShort16 != 0) != l.short16 {
+		// A short set of 16-bit values in a record that has none, or of
+		// a width that is not the index's.
+		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
+	}
+	switch flags &^ (flagSig32 | flagCompact | flagSig8 | flagShort16) {
 	case 0:
 		if flags != 0 {
 			return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
@@ -377,10 +396,16 @@ func sigValues(dst []uint64, v []byte, k int) []uint64 {
 }
 
 // setOfWidth appends to dst the set encoded at the start of b: a count
-// byte and the values, w bytes each (8 or 4), which b must hold.
+// byte and the values, w bytes each (8, 4 or 2), which b must hold.
 func setOfWidth(dst []uint64, b []byte, w int) []uint64 {
 	n := int(b[0])
-	if w == 4 {
+	switch w {
+	case 2:
+		for i := range n {
+			dst = append(dst, uint64(binary.BigEndian.Uint16(b[1+2*i:])))
+		}
+		return dst
+	case 4:
 		for i := range n {
 			dst = append(dst, uint64(binary.BigEndian.Uint32(b[1+4*i:])))
 		}
@@ -572,7 +597,7 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 		return binary.BigEndian.Uint64(v[p.bands+8*b:]), true
 	}
 	var sb [128]uint64
-	sig, short := compactValues(sb[:0], v, p, l, b >= l.bh.bands)
+	sig, short := compactValues(sb[:0], v, p, l, b >= l.bh.bands || l.bh.sigFloor > 0)
 	return l.bh.band(sig, short, b), true
 }
 
@@ -609,6 +634,15 @@ func appendBandsOf(dst []uint64, v []byte, l layout) []uint64 {
 	var sb [128]uint64
 	sig, short := compactValues(sb[:0], v, p, l, true)
 	return l.bh.appendBands(dst, sig, short)
+}
+
+// shortCount returns the number of values of the short set of text record
+// v of parts p: 0 without one.
+func shortCount(v []byte, p textParts) int {
+	if p.short < 0 {
+		return 0
+	}
+	return int(v[p.short])
 }
 
 // compactValues decodes, into buf's array where it fits, the signature of

@@ -134,6 +134,72 @@ func TestRecordLayout(t *testing.T) {
 			t.Fatalf("a record of 16-bit values %v read as the other: %v, want ErrCorrupt", sig16, err)
 		}
 	}
+	// Schema 14: 16-bit short-set values (flagShort16); a text whose short
+	// set has at most (ShortUnits+1)/2 values (2 here) has no signature
+	// bands, one with more has them.
+	bh14 := smallBandHasher14(t)
+	cl14 := layout{k: 4, bands: 5, bh: bh14, short16: true}
+	cr14 := record{id: "doc", fp: r.fp, text: true, exact: 9, sig: []uint64{10, 11, 0xff, 0}, short: []uint64{3, 0xffff}}
+	cr14.bands = bh14.appendBands(nil, cr14.sig, cr14.short)
+	var want14 []byte
+	want14 = be.AppendUint64(want14, r.fp)
+	want14 = append(want14, flagText|flagShort|flagCompact|flagSig8|flagShort16|flagCRC)
+	want14 = be.AppendUint64(want14, 9)
+	want14 = append(want14, 10, 11, 0xff, 0, 2)
+	want14 = be.AppendUint16(be.AppendUint16(want14, 3), 0xffff)
+	want14 = crc(append(want14, "doc"...))
+	if got := encodeRecord(nil, &cr14, cl14); string(got) != string(want14) {
+		t.Fatalf("schema 14 record %x, want %x", got, want14)
+	}
+	if got, err := decodeRecord(want14, cl14, true); err != nil || !reflect.DeepEqual(got, cr14) {
+		t.Fatalf("schema 14 record %x: %+v, %v, want %+v", want14, got, err, cr14)
+	}
+	three := cr14
+	three.short = []uint64{3, 4, 0xffff}
+	three.bands = bh14.appendBands(nil, three.sig, three.short)
+	for _, c := range []struct {
+		r      record
+		sigled bool
+	}{{cr14, false}, {three, true}} {
+		v := encodeRecord(nil, &c.r, cl14)
+		for b, h := range c.r.bands {
+			if (h != 0) != (b >= 2 || c.sigled) {
+				t.Fatalf("short set %v: band %d %016x", c.r.short, b, h)
+			}
+			if got, ok := bandOf(v, cl14, b); !ok || got != h {
+				t.Fatalf("short set %v: bandOf(%d) = %016x, %v, want %016x", c.r.short, b, got, ok, h)
+			}
+		}
+		if got := bandsOf(v, cl14); !reflect.DeepEqual(got, c.r.bands) {
+			t.Fatalf("short set %v: bandsOf = %v, want %v", c.r.short, got, c.r.bands)
+		}
+		var l lazyRecord
+		l.reset(body(v), cl14)
+		for b, h := range c.r.bands {
+			if got := l.band(b); got != h {
+				t.Fatalf("short set %v: lazy band %d = %016x, want %016x", c.r.short, b, got, h)
+			}
+		}
+	}
+	// flagShort16 in an index of 32-bit short sets, its absence in one of
+	// 16-bit ones, and flagShort16 without a short set are corrupt.
+	for _, c := range []struct {
+		r    record
+		from layout
+		to   layout
+	}{{cr14, cl14, cl}, {cr, cl, cl14}} {
+		if _, err := decodeRecord(encodeRecord(nil, &c.r, c.from), c.to, true); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("a record of short16 %v read as one of %v: %v, want ErrCorrupt", c.from.short16, c.to.short16, err)
+		}
+	}
+	if v := encodeRecord(nil, &record{id: "n", fp: 1, text: true, exact: 9, sig: cr14.sig}, cl14); true {
+		v = v[:len(v)-4]
+		v[8] |= flagShort16
+		if _, err := decodeRecord(crc(v), cl14, true); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("flagShort16 without a short set: %v, want ErrCorrupt", err)
+		}
+	}
+
 	// flagSig8 without flagCompact, and flagSig32 with it, are no
 	// record's flags.
 	for _, f := range []byte{flagText | flagSig8, flagText | flagSig32 | flagCompact, flagText | flagSig32 | flagCompact | flagSig8} {
@@ -155,6 +221,7 @@ func TestRecordLayout(t *testing.T) {
 		{r, mh},
 		{cr, cl},
 		{plain, layout{}},
+		{cr14, cl14},
 		{record{id: "s", fp: 1, text: true, exact: 2, set: []uint64{3, 4, 5}}, layout{sets: true}},
 		{record{id: "e", fp: 1, text: true, exact: 2}, layout{sets: true}},
 	} {
@@ -237,8 +304,20 @@ func BenchmarkRecordChecksum(b *testing.B) {
 // smallBandHasher returns the band hasher of an index of 4 MinHash values
 // in 2 bands and 3 short-text bands of 2 values, wide or not.
 func smallBandHasher(tb testing.TB, wide bool) *bandHasher {
+	return smallBandHasherOf(tb, &Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2, wide: wide, shortV1: true})
+}
+
+// smallBandHasher14 returns the band hasher of schema 14's short-text
+// layer for texts of at most 3 units (so a short set of at most 2 values
+// has no signature bands), with smallBandHasher's bands.
+func smallBandHasher14(tb testing.TB) *bandHasher {
+	return smallBandHasherOf(tb, &Settings{MinHashK: 4, Bands: 2, ShortUnits: 3, ShortBands: 3, ShortRows: 2})
+}
+
+// smallBandHasherOf returns the band hasher of settings s.
+func smallBandHasherOf(tb testing.TB, s *Settings) *bandHasher {
 	tb.Helper()
-	st, err := (&Settings{MinHashK: 4, Bands: 2, ShortBands: 3, ShortRows: 2, wide: wide}).normalize()
+	st, err := s.normalize()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -259,6 +338,7 @@ func FuzzDecodeRecord(f *testing.F) {
 		{k: 4, bands: 5, bh: smallBandHasher(f, false)},
 		{k: 4, bands: 5, bh: smallBandHasher(f, false), sig16: true},
 		{k: 4, bands: 5, bh: smallBandHasher(f, true), wide: true},
+		{k: 4, bands: 5, bh: smallBandHasher14(f), short16: true},
 		{sets: true},
 	}
 	r := record{id: "doc", fp: 1, text: true, exact: 9, sig: []uint64{10, 11, 12, 13}, short: []uint64{3, 1 << 31}, set: []uint64{5, 6}}

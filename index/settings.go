@@ -38,11 +38,12 @@ type Settings struct {
 	// whether the index has the layer. It costs MinHashK bytes per
 	// document in its record (8 bits of each value) and about 6
 	// bytes per band and document in the band postings, and the
-	// short-text layer 4 bytes per word of a short text and ShortBands
-	// bands more: 2.9 to 6.4x the disk of an index without it (629
-	// against 108 bytes a document on a million short texts), and more indexing
-	// time (see docs/benchmarks.md, which also gives the accuracy figures
-	// that made it the default).
+	// short-text layer 2 bytes per word of a short text and ShortBands
+	// bands more (a short text of at most ShortUnits/2 or so words has
+	// no signature bands): 2.5 to 3.6x the disk of an index without it
+	// (392 against 108 bytes a document on a million short texts), and
+	// more indexing time (see docs/benchmarks.md, which also gives the
+	// accuracy figures that made it the default).
 	MinHash bool `json:"minhash"`
 
 	// NoMinHash leaves out the MinHash layer: queries then find documents
@@ -74,18 +75,25 @@ type Settings struct {
 	// the Chars unit) also gets its short set, the hashes of its pairs of
 	// adjacent units with a start and an end mark (a text of n units has
 	// n+1), stored in its record, and ShortBands band hashes of it in the
-	// band postings. Two texts that both have a short set are compared by
-	// the exact Jaccard similarity of their short sets, not by the
-	// estimate of the signatures over longer shingles: one changed word of
-	// an 8-word text leaves 7 of 11 pairs (0.64), where it leaves none of
-	// the 5-word shingles. A short text and a longer one are compared by
-	// their signatures, as all texts are without the layer. Zero means
+	// band postings; so does a longer text whose set has at most
+	// ShortUnits+1 values (one that repeats a few words over and over).
+	// Two texts that both have a short set are compared by the exact
+	// Jaccard similarity of their short sets, not by the estimate of the
+	// signatures over longer shingles: one changed word of an 8-word text
+	// leaves 7 of 11 pairs (0.64), where it leaves none of the 5-word
+	// shingles. A short text and a longer one are compared by their
+	// signatures, as all texts are without the layer; a text whose short
+	// set has at most (ShortUnits+1)/2 values has no signature bands,
+	// since its shingles' Jaccard similarity with a text without a short
+	// set is below 1/2 (see docs/methods.md). Zero means
 	// DefaultShortUnits (60) with MinHash; NoShortLayer leaves the layer
 	// out, as it is without MinHash; at most MaxShortUnits. It costs a
-	// short text 8*(n+1) bytes for its set and 8*ShortBands plus the band
-	// postings, and loading short texts takes about twice as long (see
-	// docs/methods.md). Schema 7: an index created before has no
-	// short-text layer.
+	// short text 2*(n+1) bytes for its set and the postings of its
+	// ShortBands bands (and saves those of the signature's Bands for most
+	// short texts). An index created by schema 7 to 13 keeps its layer:
+	// sets of texts of at most ShortUnits units, of 32-bit values, and
+	// every text with its signature bands. Schema 7: an index created
+	// before has no short-text layer.
 	ShortUnits int `json:"short_units"`
 
 	// ShortBands is the number of band hashes of a short set, each over
@@ -130,6 +138,18 @@ type Settings struct {
 	// bands.go and bandgroups.go); Open sets it from the stored settings'
 	// signature_bits. An index created with it is so too.
 	sig16 bool
+
+	// shortV1 marks the short-text layer of an index created by schema 7
+	// to 13: a text has a short set when it has at most ShortUnits
+	// units, of 32-bit values (64 in a wide index), and every text has
+	// the bands of its signature. From schema 14 on (short_layer 2 in the
+	// stored settings), a text has a short set when the set has at most
+	// ShortUnits+1 values (so a long text that repeats a few words has one
+	// too), of 16-bit values, and a text whose short set has at most half
+	// that has no signature bands (see bands.go). Open sets it from stored
+	// settings without short_layer; an index created with it is so too,
+	// and so is a wide or sig16 one.
+	shortV1 bool
 }
 
 // tagged reports whether an index of normalized settings s keeps the band
@@ -137,6 +157,19 @@ type Settings struct {
 // bits (see bandgroups.go). An index created before, or made with the
 // settings of one (wide or sig16), keeps those of its schema.
 func (s *Settings) tagged() bool { return !s.wide && !s.sig16 }
+
+// ShortLayer returns the version of the short-text layer of an index of
+// settings s with the layer (Index.Settings): 1 in an index created by
+// schema 7 to 13 (texts of at most ShortUnits units have a short set of
+// 32-bit values, and every text its signature bands), 2 in one created by
+// schema 14 or later (see ShortUnits). Settings not yet made an index's
+// describe version 2.
+func (s Settings) ShortLayer() int {
+	if s.shortV1 {
+		return 1
+	}
+	return 2
+}
 
 // groupForm returns the form of the band group entries of an index created
 // with normalized settings s: listed (schema 14) where it is tagged,
@@ -173,6 +206,9 @@ func DefaultSettings() Settings {
 // distance (never ZeroDistance), or an error wrapping ErrSettings.
 func (s *Settings) normalize() (Settings, error) {
 	n := *s
+	if n.wide || n.sig16 {
+		n.shortV1 = true // the analysis of schema 13 and before
+	}
 	switch {
 	case n.MaxDistance == 0:
 		n.MaxDistance = DefaultMaxDistance
@@ -225,6 +261,7 @@ func (s *Settings) normalize() (Settings, error) {
 			return n, fmt.Errorf("%w: short bands and short rows need the short-text layer", ErrSettings)
 		}
 		n.ShortUnits = NoShortLayer
+		n.shortV1 = n.wide || n.sig16 // no layer: the flag means nothing
 	case !n.MinHash:
 		return n, fmt.Errorf("%w: the short-text layer needs the MinHash layer", ErrSettings)
 	default:
@@ -349,7 +386,8 @@ func analysisKey(s *Settings) uint64 {
 		Wide     bool
 		Sig16    bool
 		Keep     uint64
-	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide, s.sig16, bandHashKeep(s)})
+		ShortV1  bool
+	}{s.Text, s.MinHash, s.MinHashK, s.Bands, s.StoreShingles, [3]int{s.ShortUnits, s.ShortBands, s.ShortRows}, s.wide, s.sig16, bandHashKeep(s), s.shortV1})
 	return h.Sum64() | 1 // never 0, the key of a fingerprint probe
 }
 

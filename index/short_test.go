@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -130,5 +131,159 @@ func TestShortLayerSettings(t *testing.T) {
 			t.Error(err)
 		}
 		y.Close()
+	}
+}
+
+// TestShortRule checks the short-text layer of an index created by schema
+// 14: a text whose short set has at most (ShortUnits+1)/2 values has no
+// signature bands and one with more has them; a long text that repeats a
+// sentence has a short set and pairs with the sentence; a text of more
+// distinct pairs than ShortUnits+1 has none. Over texts of 8 to 30 words
+// of the licences, one-word edits of them, the same sentences repeated 3 to
+// 8 times, long texts that contain them (of twice ShortUnits words and
+// more) and texts just past the bound (the sentence and the words after
+// it, ShortUnits+2 to ShortUnits+6 words), Pairs reports every pair that
+// an exhaustive comparison (TextSimilarity of every two texts) puts at
+// 0.6 or more, except pairs of a short text and a long one, which must all
+// be below 0.5 by their shingles' exact Jaccard similarity.
+func TestShortRule(t *testing.T) {
+	t.Parallel()
+	var words []string
+	for _, d := range licenseTexts(t) {
+		for _, w := range strings.Fields(string(d.Text)) {
+			if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
+				words = append(words, w)
+			}
+		}
+	}
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := f.Settings()
+	floor := (st.ShortUnits + 1) / 2
+	rng := rand.New(rand.NewPCG(14, 30))
+	var docs []index.Doc
+	for i := range 150 {
+		n := 8 + i%23
+		start := rng.IntN(len(words) - 120)
+		s := words[start : start+n]
+		edit := slices.Clone(s)
+		edit[rng.IntN(n)] = fmt.Sprintf("zz%dqq", i)
+		var rep []string
+		for range 3 + i%6 {
+			rep = append(rep, s...)
+		}
+		long := words[start : start+2*st.ShortUnits+i%40]
+		past := words[start : start+st.ShortUnits+2+i%5]
+		docs = append(docs,
+			index.Doc{ID: fmt.Sprintf("s%d", i), Text: []byte(strings.Join(s, " "))},
+			index.Doc{ID: fmt.Sprintf("e%d", i), Text: []byte(strings.Join(edit, " "))},
+			index.Doc{ID: fmt.Sprintf("r%d", i), Text: []byte(strings.Join(rep, " "))},
+			index.Doc{ID: fmt.Sprintf("l%d", i), Text: []byte(strings.Join(long, " "))},
+			index.Doc{ID: fmt.Sprintf("p%d", i), Text: []byte(strings.Join(past, " "))})
+	}
+	type analysis struct {
+		sig, short, bands []uint64
+		shingles          []uint64
+	}
+	an := map[string]analysis{}
+	for _, d := range docs {
+		_, _, sig, short, bands := f.AnalyzeText(d.Text)
+		a := analysis{sig: slices.Clone(sig), short: slices.Clone(short), bands: slices.Clone(bands), shingles: slices.Clone(f.Shingles(d.Text))}
+		an[d.ID] = a
+		sigBands := slices.ContainsFunc(bands[:st.Bands], func(h uint64) bool { return h != 0 })
+		switch {
+		case d.ID[0] == 'l' && short != nil:
+			t.Fatalf("%s, %d words: a short set of %d values", d.ID, len(strings.Fields(string(d.Text))), len(short))
+		case d.ID[0] == 'r' && short == nil:
+			t.Fatalf("%s, a sentence repeated: no short set", d.ID)
+		case short != nil && sigBands == (len(short) <= floor):
+			t.Fatalf("%s: a short set of %d values, signature bands %v", d.ID, len(short), sigBands)
+		case short == nil && !sigBands:
+			t.Fatalf("%s: no short set and no signature bands", d.ID)
+		}
+	}
+	x := newIndex(t, nil)
+	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := x.Stats(); err != nil || st.ShortLayer != 2 || x.Settings().ShortLayer() != 2 {
+		t.Fatalf("a new index: %+v, %v", st, err)
+	}
+	reported := map[[2]string]bool{}
+	if err := x.Pairs(context.Background(), nil, func(p index.Pair) error {
+		reported[[2]string{p.A, p.B}] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	// The same texts added online, in the in-memory levels: the same
+	// pairs.
+	y := newIndex(t, nil)
+	if err := y.Add(docs...); err != nil {
+		t.Fatal(err)
+	}
+	online := map[[2]string]bool{}
+	if err := y.Pairs(context.Background(), nil, func(p index.Pair) error {
+		online[[2]string{p.A, p.B}] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(online, reported) {
+		t.Errorf("added online: %d pairs, loaded: %d", len(online), len(reported))
+	}
+	jaccard := func(a, b []uint64) float64 {
+		n := 0
+		for _, v := range a {
+			if _, ok := slices.BinarySearch(b, v); ok {
+				n++
+			}
+		}
+		return float64(n) / float64(len(a)+len(b)-n)
+	}
+	found, want, crossed := 0, 0, 0
+	for i, a := range docs {
+		for _, b := range docs[i+1:] {
+			x, y := an[a.ID], an[b.ID]
+			sim, _ := index.TextSimilarity(x.sig, x.short, y.sig, y.short)
+			k := [2]string{min(a.ID, b.ID), max(a.ID, b.ID)}
+			if (x.short == nil) != (y.short == nil) {
+				// A short text and a long one: found by the signature
+				// bands only if the short one has them.
+				if j := jaccard(x.shingles, y.shingles); j >= 0.5 && (len(x.short)+len(y.short) <= floor) {
+					t.Errorf("%s %s: shingle Jaccard %.3f, and the short one has no signature bands", a.ID, b.ID, j)
+				}
+				crossed++
+				continue
+			}
+			if sim < 0.6 {
+				continue
+			}
+			want++
+			if reported[k] {
+				found++
+			} else if x.short != nil {
+				// Two short sets: their own bands find pairs of 0.6
+				// with probability 0.992 (see docs/methods.md).
+				t.Logf("Pairs misses %s %s (%.3f)", a.ID, b.ID, sim)
+			} else {
+				t.Logf("Pairs misses %s %s (%.3f, signatures)", a.ID, b.ID, sim)
+			}
+		}
+	}
+	for _, i := range []int{0, 37, 149} {
+		k := [2]string{fmt.Sprintf("r%d", i), fmt.Sprintf("s%d", i)}
+		if !reported[k] {
+			t.Errorf("Pairs misses the sentence %s and its repeats %s", k[1], k[0])
+		}
+	}
+	t.Logf("%d of %d pairs at 0.6 or more found; %d pairs of a short and a long text", found, want, crossed)
+	if want < 300 || float64(found) < 0.98*float64(want) {
+		t.Errorf("%d of %d pairs at 0.6 or more found", found, want)
 	}
 }

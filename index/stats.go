@@ -60,6 +60,10 @@ type Stats struct {
 	ShortUnits int `json:"short_units,omitempty"`
 	ShortBands int `json:"short_bands,omitempty"`
 	ShortRows  int `json:"short_rows,omitempty"`
+	// ShortLayer is the version of the short-text layer (see
+	// Settings.ShortLayer): 2 in an index created by schema 14 or later,
+	// 1 in one created by schema 7 to 13; zero without the layer.
+	ShortLayer int `json:"short_layer,omitempty"`
 
 	// Method is the index's method (TextSettings.Method).
 	Method Method `json:"method"`
@@ -120,6 +124,7 @@ func (x *Index) Stats() (Stats, error) {
 	}
 	if st.hasShort() {
 		s.ShortUnits, s.ShortBands, s.ShortRows = st.ShortUnits, st.ShortBands, st.ShortRows
+		s.ShortLayer = st.ShortLayer()
 	}
 	if st.MinHash {
 		s.SignatureBits = st.signatureBits()

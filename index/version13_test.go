@@ -37,7 +37,7 @@ func TestUpgradeVersion13(t *testing.T) {
 		if err := x.Check(); err != nil {
 			t.Fatalf("%s: %v", when, err)
 		}
-		if st, err := x.Stats(); err != nil || st.SchemaVersion != version || st.Docs != docs || st.SignatureBits != 8 {
+		if st, err := x.Stats(); err != nil || st.SchemaVersion != version || st.Docs != docs || st.SignatureBits != 8 || st.ShortLayer != 1 {
 			t.Fatalf("%s: stats %+v, %v", when, st, err)
 		}
 		for _, q := range [][2]string{{"short-a", "short-b"}, {"short-a2", "short-a"}, {"short-d", "short-c"}, {"short-f", "short-e"}, {"copy", "fortune:art:0"}} {
@@ -126,6 +126,9 @@ func TestUpgradeVersion13(t *testing.T) {
 	}
 	if err := y.Check(); err != nil {
 		t.Fatal(err)
+	}
+	if st, err := y.Stats(); err != nil || st.ShortLayer != 1 {
+		t.Fatalf("new index of the file's settings: %+v, %v", st, err)
 	}
 	if got := pairLines(t, y); !slices.Equal(got, []string{want[1], want[2], want[3], want[5]}) {
 		t.Fatalf("new index of the file's settings: pairs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join([]string{want[1], want[2], want[3], want[5]}, "\n"))

@@ -146,6 +146,9 @@ func reportSettings(x *index.Index, opts *index.QueryOptions, o *dedupOptions, h
 		measure = "the similarity of --method " + string(s.Text.Method)
 	case s.MinHash && s.ShortUnits > 0:
 		measure = fmt.Sprintf("Jaccard similarity estimated by MinHash; of two texts of at most %d words, the exact Jaccard similarity of their pairs of adjacent words", s.ShortUnits)
+		if s.ShortLayer() >= 2 {
+			measure = fmt.Sprintf("Jaccard similarity estimated by MinHash; of two texts of at most %d distinct pairs of adjacent words (%d words), the exact Jaccard similarity of those pairs", s.ShortUnits+1, s.ShortUnits)
+		}
 	case s.MinHash:
 		measure = "Jaccard similarity estimated by MinHash"
 	default:

@@ -130,6 +130,10 @@ func statsRows(r statsRecord) [][2]string {
 		short := "off"
 		if s.ShortUnits > 0 {
 			short = fmt.Sprintf("texts of at most %d units, %d bands of %d values", s.ShortUnits, s.ShortBands, s.ShortRows)
+			if s.ShortLayer >= 2 {
+				short = fmt.Sprintf("texts of at most %d pairs of units, %d bands of %d values, signature bands above %d pairs",
+					s.ShortUnits+1, s.ShortBands, s.ShortRows, (s.ShortUnits+1)/2)
+			}
 		}
 		rows = append(rows, [2]string{"short-text layer", short})
 	}
