@@ -112,7 +112,7 @@ func (x *Index) buildBandFilter(tx *bolt.Tx, capacity int64) *bandFilter {
 	f := newBandFilter(capacity)
 	if bb := tx.Bucket(bucketBands); bb != nil {
 		// A damaged key or group is left out (Check reports it).
-		_ = x.eachBandPosting(bb, func([]byte, string) {}, func(b int, h uint64, _ []byte) error {
+		_ = x.eachBand(bb, func([]byte, string) {}, false, func(b int, h uint64, _ []byte) error {
 			f.add(b, h)
 			return nil
 		})

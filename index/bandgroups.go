@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -170,9 +171,26 @@ func (c groupCodec) appendEntry(dst []byte, h uint64, p []byte) []byte {
 				return appendDocList(dst, bm.ToArray())
 			}
 		}
-		return append(binary.AppendUvarint(dst, uint64(len(p))<<2), p...)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(p))<<1)
+	return c.appendBitmap(dst, p)
+}
+
+// appendBitmapEntry appends the entry of hash h whose posting is the
+// roaring bitmap p, written as a bitmap whatever its cardinality.
+func (c groupCodec) appendBitmapEntry(dst []byte, h uint64, p []byte) []byte {
+	return c.appendBitmap(c.appendHash(dst, h), p)
+}
+
+// appendBitmap appends the length tag of a roaring bitmap p and p.
+func (c groupCodec) appendBitmap(dst, p []byte) []byte {
+	switch {
+	case c.lists:
+		dst = binary.AppendUvarint(dst, uint64(len(p))<<2)
+	case c.tagged:
+		dst = binary.AppendUvarint(dst, uint64(len(p))<<1)
+	default:
+		dst = binary.AppendUvarint(dst, uint64(len(p)))
+	}
 	return append(dst, p...)
 }
 
@@ -190,6 +208,14 @@ func (c groupCodec) appendDocsEntry(dst []byte, h uint64, docs []uint32, bm *roa
 	case c.lists && len(docs) <= maxListDocs:
 		return appendDocList(c.appendHash(dst, h), docs), nil
 	}
+	dst = c.appendHash(dst, h)
+	// The bitmap is serialized at the end of dst, then moved past its
+	// length tag.
+	n := len(dst)
+	if b, ok := appendSmallPosting(dst, docs); ok {
+		p := slices.Clone(b[n:])
+		return c.appendBitmap(b[:n], p), nil
+	}
 	bm.Clear()
 	bm.AddMany(docs)
 	bm.RunOptimize()
@@ -197,7 +223,7 @@ func (c groupCodec) appendDocsEntry(dst []byte, h uint64, docs []uint32, bm *roa
 	if err != nil {
 		return dst, err
 	}
-	return c.appendEntry(dst, h, p), nil
+	return c.appendBitmap(dst, p), nil
 }
 
 // appendDocList appends the uvarint tag and the numbers of a posting of
@@ -263,12 +289,13 @@ func (m *postingMem) posting(e *groupEntry) ([]byte, error) {
 		m.block = appendSingletonPosting(m.block, e.n)
 		return m.block[len(m.block)-singletonSize : len(m.block) : len(m.block)], nil
 	}
-	if b, ok := appendSmallPosting(nil, e.docs); ok {
-		if cap(m.block)-len(m.block) < len(b) {
-			m.block = make([]byte, 0, max(len(b), 64*singletonSize))
-		}
-		s := len(m.block)
-		m.block = append(m.block, b...)
+	// appendSmallPosting writes at most 8+10 bytes a document.
+	if need := 8 + 10*len(e.docs); cap(m.block)-len(m.block) < need {
+		m.block = make([]byte, 0, max(need, 64*singletonSize))
+	}
+	s := len(m.block)
+	if b, ok := appendSmallPosting(m.block, e.docs); ok {
+		m.block = b
 		return m.block[s:len(m.block):len(m.block)], nil
 	}
 	m.bm.Clear()
@@ -336,10 +363,10 @@ func (c groupCodec) scan(key, v []byte, fn func(e *groupEntry) error) error {
 	return nil
 }
 
-// readDocList appends to dst the c numbers of a list posting at the start
-// of v, and returns them and the rest of v. It fails if the list is
-// truncated, holds fewer than 2 or more than maxListDocs numbers, or a
-// number beyond 32 bits.
+// readDocList appends to dst the c numbers (2 or more, as the tag gives
+// them) of a list posting at the start of v, and returns them and the
+// rest of v. It fails if the list is truncated, holds more than
+// maxListDocs numbers, or a number beyond 32 bits.
 func readDocList(dst []uint32, v []byte, c uint64) ([]uint32, []byte, error) {
 	if c > maxListDocs {
 		return dst, v, errors.New("list of too many documents")
@@ -417,6 +444,12 @@ func (x *Index) bandPosting(c *bolt.Cursor, b int, h uint64) ([]byte, error) {
 // skipped; with bad nil, a damaged group fails the scan with ErrCorrupt
 // (a key of the wrong length is skipped). It costs a scan of the bucket.
 func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what string), fn func(b int, h uint64, p []byte) error) error {
+	return x.eachBand(bb, bad, true, fn)
+}
+
+// eachBand is eachBandPosting that, with postings false, gives fn a nil
+// posting for the entries of a group: the scan of the hashes alone.
+func (x *Index) eachBand(bb *bolt.Bucket, bad func(key []byte, what string), postings bool, fn func(b int, h uint64, p []byte) error) error {
 	c := bb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if x.groups.g < 0 {
@@ -438,13 +471,19 @@ func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what strin
 			continue
 		}
 		b := int(k[0])
-		err := x.groups.entries(k, v, func(h uint64, p []byte) error {
+		each := func(h uint64, p []byte) error {
 			var kb [bandGroupKeyLen]byte
 			if !bytes.Equal(bandGroupKey(kb[:0], b, h, x.groups.g), k) {
 				return fmt.Errorf("%w: band group %x holds hash %016x", ErrCorrupt, k, h)
 			}
 			return fn(b, h, p)
-		})
+		}
+		var err error
+		if postings {
+			err = x.groups.entries(k, v, each)
+		} else {
+			err = x.groups.scan(k, v, func(e *groupEntry) error { return each(e.h, nil) })
+		}
 		if err != nil {
 			if bad == nil || !errors.Is(err, ErrCorrupt) {
 				return err
@@ -473,7 +512,7 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 	g := gc.g
 	var kb, ka [bandGroupKeyLen]byte
 	bm := roaring.New()
-	var docs []uint32
+	var docs []uint32 // a changed posting of at most maxListDocs
 	for i := 0; i < len(ops); {
 		key := bandGroupKey(kb[:0], int(ops[i].b), ops[i].h, g)
 		j := i + 1
@@ -516,13 +555,22 @@ func (x *Index) updateBandGroups(bb *bolt.Bucket, ops []postingOp) error {
 				}
 			}
 			grp = grp[k:]
-			if bm.IsEmpty() {
+			switch n := bm.GetCardinality(); {
+			case n == 0:
 				return nil
+			case n <= maxListDocs:
+				docs = bm.ToArray()
+				var err error
+				nv, err = gc.appendDocsEntry(nv, h, docs, bm)
+				return err
 			}
-			docs = bm.ToArray()
-			var err error
-			nv, err = gc.appendDocsEntry(nv, h, docs, bm)
-			return err
+			bm.RunOptimize()
+			p, err := bm.ToBytes()
+			if err != nil {
+				return err
+			}
+			nv = gc.appendBitmapEntry(nv, h, p)
+			return nil
 		}
 		err := gc.scan(key, old, func(e *groupEntry) error {
 			// The hashes of ops before this entry have no posting yet.

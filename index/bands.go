@@ -40,7 +40,12 @@ import (
 //     texts that both have a short set are judged by their short sets,
 //     which have their own bands). That holds unless the longer text
 //     repeats its phrases in new orders; a text that repeats a few words
-//     over and over has a short set itself;
+//     over and over has a short set itself. It needs overlapping shingles
+//     of 2 units or more, all of them kept: with shingles of one unit a
+//     long text of a few words repeated in any order has more than
+//     ShortUnits+1 pairs and may hold every word of a short one, and
+//     disjoint or sampled shingles do not count as the argument counts.
+//     With those settings every text keeps its signature bands;
 //   - the band hashes are computed from these values (bandHasher), and
 //     keep their leading b = g+24 bits (bandHashBits: at least 40, at
 //     most 48), g the width of the band groups at the expected size
@@ -116,7 +121,7 @@ func newBandHasher(s *Settings, scheme shingle.Scheme) (*bandHasher, error) {
 	h := &bandHasher{keep: bandHashKeep(s), bands: s.Bands, rows: s.MinHashK / s.Bands, scheme: scheme}
 	if s.hasShort() {
 		h.shortBands, h.shortRows = s.ShortBands, s.ShortRows
-		if !s.shortV1 {
+		if sh := s.Text.Shingle; !s.shortV1 && sh.Size >= 2 && !sh.Disjoint && sh.Sample <= 1 {
 			h.sigFloor = (s.ShortUnits + 1) / 2
 		}
 		// Made once here, so that an invalid size fails now, not in a
@@ -225,8 +230,9 @@ func bandHashKeep(s *Settings) uint64 {
 }
 
 // band returns band b of the document of signature sig and short set
-// short: appendBands's b-th hash. A band of the signature costs O(rows),
-// one of the short set a MinHash signature of it.
+// short: appendBands's b-th hash (a band of the signature needs short for
+// its length alone: see noSigBands). A band of the signature costs
+// O(rows), one of the short set a MinHash signature of it.
 func (h *bandHasher) band(sig, short []uint64, b int) uint64 {
 	var v uint64
 	switch {

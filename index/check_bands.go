@@ -53,7 +53,7 @@ func (ck *checker) bands() {
 	dc := tx.Bucket(bucketDocs).Cursor()
 	for n, r := range byN {
 		for i, h := range r.bands {
-			if h == 0 { // a short band of a text without a short set
+			if h == 0 { // a band the text does not have
 				continue
 			}
 			if n < m.bandFrom(x, i) {

@@ -20,7 +20,7 @@ func (x *Index) bandHits(hits []hit, tx *bolt.Tx, bf *bandFilter, docs *bolt.Buc
 	// cache misses (about one a band) overlap.
 	ks := make([]recentKey, 0, len(bands))
 	for i, h := range bands {
-		if h != 0 && (bf == nil || bf.has(i, h)) { // 0: no short set
+		if h != 0 && (bf == nil || bf.has(i, h)) { // 0: a band the probe does not have
 			ks = append(ks, recentKey{h: h, b: uint8(i)})
 		} // else no stored document has this band
 	}

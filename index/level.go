@@ -96,7 +96,7 @@ func (r *level) addBands(n uint32, bands []uint64) {
 	defer r.mu.Unlock()
 	r.bdocs++
 	for i, h := range bands {
-		if h != 0 { // 0: a short band of a text without a short set
+		if h != 0 { // 0: a band the text does not have
 			r.addKey(n, recentKey{h: h, b: uint8(i)})
 		}
 	}

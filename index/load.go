@@ -676,7 +676,7 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 func (l *loader) addPostings(n uint32, r *record) error {
 	if l.bands != nil {
 		for i, h := range r.bands {
-			if h == 0 { // no short set
+			if h == 0 { // a band the text does not have
 				continue
 			}
 			if err := l.bands.add(i, h, n); err != nil {

@@ -216,7 +216,7 @@ func (x *Index) mergeBands(tx *bolt.Tx, lo, hi int, from, to uint32) error {
 	var all [64]uint64
 	for n, v := range docRange(tx, from, to) {
 		if hi-lo == 1 {
-			if h, ok := bandOf(v, x.lay, lo); ok && h != 0 { // 0: no short set
+			if h, ok := bandOf(v, x.lay, lo); ok && h != 0 { // 0: a band the text does not have
 				ps[0] = append(ps[0], bandPost{h, n})
 			}
 			continue

@@ -318,7 +318,7 @@ func (pv partView) candidates(x *Index, q *docProbe) []uint32 {
 		ks = append(ks, recentKey{h: h, b: exactBand})
 	}
 	for b, h := range q.Bands() {
-		if h != 0 { // 0: no short set
+		if h != 0 { // 0: a band the text does not have
 			ks = append(ks, recentKey{h: h, b: uint8(b)})
 		}
 	}

@@ -21,13 +21,14 @@ import (
 // The bracketed part is present when flags has flagText; sig and bands are
 // present when the index has MinHash, n and set when it has a set method
 // (MethodNshash, MethodShort), m and short when flags has flagShort (schema
-// 7: a text of at most Settings.ShortUnits units in an index with the
-// short-text layer). The bands are the Bands bands of the signature, then,
-// in an index with the short-text layer, the ShortBands bands of the short
-// set, zero for a text without one. A record with flagCompact (schema 10)
-// has 16-bit signature values (w = 2; 8-bit, w = 1, with flagSig8 too,
-// schema 13), 32-bit short-set values (s = 4) and no bands, which are
-// computed from them (see bands.go); one without has
+// 7: a text with a short set in an index with the short-text layer; see
+// Settings.ShortUnits). The bands are the Bands bands of the signature
+// (zero for a text without them: see bands.go), then, in an index with the
+// short-text layer, the ShortBands bands of the short set, zero for a text
+// without one. A record with flagCompact (schema 10) has 16-bit signature
+// values (w = 2; 8-bit, w = 1, with flagSig8 too, schema 13), 32-bit
+// short-set values (s = 4; 16-bit, s = 2, with flagShort16 too, schema 14)
+// and no bands, which are computed from them (see bands.go); one without has
 // 64-bit short-set values (s = 8), w = 4 with flagSig32 (schema 8) and 8
 // before. Integers are big-endian. The ID takes the
 // rest of the value, but for the last 4 bytes when flags has flagCRC
@@ -596,8 +597,11 @@ func bandOf(v []byte, l layout, b int) (uint64, bool) {
 	if p.bands >= 0 {
 		return binary.BigEndian.Uint64(v[p.bands+8*b:]), true
 	}
+	if b < l.bh.bands && l.bh.noSigBands(shortCount(v, p)) {
+		return 0, true
+	}
 	var sb [128]uint64
-	sig, short := compactValues(sb[:0], v, p, l, b >= l.bh.bands || l.bh.sigFloor > 0)
+	sig, short := compactValues(sb[:0], v, p, l, b >= l.bh.bands)
 	return l.bh.band(sig, short, b), true
 }
 

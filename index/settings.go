@@ -40,9 +40,9 @@ type Settings struct {
 	// bytes per band and document in the band postings, and the
 	// short-text layer 2 bytes per word of a short text and ShortBands
 	// bands more (a short text of at most ShortUnits/2 or so words has
-	// no signature bands): 2.5 to 3.6x the disk of an index without it
-	// (392 against 108 bytes a document on a million short texts), and
-	// more indexing time (see docs/benchmarks.md, which also gives the
+	// no signature bands): 2.9 to 5.0x the disk of an index without it
+	// in corpora of a few thousand documents, 3.6x on a million short
+	// texts (392 against 108 bytes a document), and more indexing time (see docs/benchmarks.md, which also gives the
 	// accuracy figures that made it the default).
 	MinHash bool `json:"minhash"`
 
@@ -85,7 +85,8 @@ type Settings struct {
 	// signatures, as all texts are without the layer; a text whose short
 	// set has at most (ShortUnits+1)/2 values has no signature bands,
 	// since its shingles' Jaccard similarity with a text without a short
-	// set is below 1/2 (see docs/methods.md). Zero means
+	// set is below 1/2 (see docs/methods.md; with overlapping shingles of
+	// 2 units or more, all kept, as by default). Zero means
 	// DefaultShortUnits (60) with MinHash; NoShortLayer leaves the layer
 	// out, as it is without MinHash; at most MaxShortUnits. It costs a
 	// short text 2*(n+1) bytes for its set and the postings of its

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/shingle"
 )
 
 // TestShortOneWordEdit checks the promise of the short-text layer: with
@@ -285,5 +286,45 @@ func TestShortRule(t *testing.T) {
 	t.Logf("%d of %d pairs at 0.6 or more found; %d pairs of a short and a long text", found, want, crossed)
 	if want < 300 || float64(found) < 0.98*float64(want) {
 		t.Errorf("%d of %d pairs at 0.6 or more found", found, want)
+	}
+}
+
+// TestShortRuleShingleSettings checks that the short-text layer of schema
+// 14 leaves the signature bands of every text where its argument does not
+// hold: shingles of one unit (a long text of a few words repeated in any
+// order holds every shingle of a short one), disjoint shingles and
+// sampled ones. With shingles of one unit, a query of 20 words finds a
+// text of 200 made of those words shuffled ten times.
+func TestShortRuleShingleSettings(t *testing.T) {
+	t.Parallel()
+	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango")
+	rng := rand.New(rand.NewPCG(1, 20))
+	var long []string
+	for range 10 {
+		w := slices.Clone(words)
+		rng.Shuffle(len(w), func(i, j int) { w[i], w[j] = w[j], w[i] })
+		long = append(long, w...)
+	}
+	for _, sh := range []shingle.Options{{Size: 1}, {Size: 3, Disjoint: true}, {Sample: 2}} {
+		st := &index.Settings{Text: index.TextSettings{Shingle: sh}}
+		f, err := index.NewFingerprinter(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, _, short, bands := f.AnalyzeText([]byte(strings.Join(words, " ")))
+		if len(short) == 0 || !slices.ContainsFunc(bands[:f.Settings().Bands], func(h uint64) bool { return h != 0 }) {
+			t.Fatalf("%+v: short set %d values, signature bands %x", sh, len(short), bands)
+		}
+		if sh.Size != 1 {
+			continue
+		}
+		x := newIndex(t, st)
+		if err := x.Add(index.Doc{ID: "long", Text: []byte(strings.Join(long, " "))}); err != nil {
+			t.Fatal(err)
+		}
+		ms, err := x.Query([]byte(strings.Join(words, " ")), nil)
+		if err != nil || len(ms) != 1 || ms[0].ID != "long" {
+			t.Fatalf("shingles of one unit: query of the 20 words: %v, %v", ms, err)
+		}
 	}
 }

@@ -580,7 +580,7 @@ func (x *Index) applyBands(tx *bolt.Tx, chs []change, w func(i int) uint32, from
 				continue
 			}
 			for i, h := range r.bands {
-				if c.n >= ws[i] || h == 0 { // 0: no short set
+				if c.n >= ws[i] || h == 0 { // 0: a band the text does not have
 					continue
 				}
 				op := postingOp{b: uint8(i), h: h, n: c.n, del: r == c.old}
