@@ -655,7 +655,10 @@ func shortCount(v []byte, p textParts) int {
 func compactValues(buf []uint64, v []byte, p textParts, l layout, withShort bool) (sig, short []uint64) {
 	sig = sigValues(buf[:0], v, l.k)
 	if withShort && p.short >= 0 {
-		short = setOfWidth(sig[len(sig):], v[p.short:], p.shortW)
+		// Room for the short set after the signature, kept by a caller
+		// that passes the returned sig back as buf.
+		sig = slices.Grow(sig, int(v[p.short]))
+		short = setOfWidth(sig[len(sig):len(sig):cap(sig)], v[p.short:], p.shortW)
 	}
 	return sig, short
 }
