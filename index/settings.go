@@ -42,8 +42,9 @@ type Settings struct {
 	// bands more (a short text of at most ShortUnits/2 or so words has
 	// no signature bands): 2.9 to 5.0x the disk of an index without it
 	// in corpora of a few thousand documents, 3.6x on a million short
-	// texts (392 against 108 bytes a document), and more indexing time (see docs/benchmarks.md, which also gives the
-	// accuracy figures that made it the default).
+	// texts (392 against 108 bytes a document), and more indexing time
+	// (see docs/benchmarks.md, which also gives the accuracy figures that
+	// made it the default).
 	MinHash bool `json:"minhash"`
 
 	// NoMinHash leaves out the MinHash layer: queries then find documents
