@@ -81,7 +81,7 @@ func (s *Settings) AddIndex(fs *pflag.FlagSet, withK bool) {
 	fs.IntVar(&s.minBands, "min-bands", 1,
 		"`bands` a MinHash band candidate must share (2 of 14 is Broder's supershingle rule)")
 	fs.IntVar(&s.shortUnits, "short-units", index.DefaultShortUnits,
-		"compare texts of at most `N` words (units) by the exact similarity of their pairs of adjacent words, so that one changed word of a short text is found (the short-text layer, with MinHash); 0 leaves it out")
+		"compare texts of at most `N` words (units), or of at most N+1 distinct pairs of adjacent words, by the exact similarity of those pairs, so that one changed word of a short text is found (the short-text layer, with MinHash); 0 leaves it out")
 	fs.BoolVar(&s.shingles, "store-shingles", false,
 		"keep each document's shingle set, for --verify (exact similarities); costs about the size of the text on disk")
 }
