@@ -150,39 +150,15 @@ func bandGroupKey(dst []byte, b int, h uint64, g int) []byte {
 // bandGroupKeyLen is the length of a bandGroupKey.
 const bandGroupKeyLen = 5
 
-// appendEntry appends the entry of hash h with posting p to the group
-// value dst.
-func (c groupCodec) appendEntry(dst []byte, h uint64, p []byte) []byte {
-	dst = c.appendHash(dst, h)
-	if !c.tagged {
-		dst = binary.AppendUvarint(dst, uint64(len(p)))
-		return append(dst, p...)
-	}
-	if n, ok := singleDoc(p); ok {
-		return binary.AppendUvarint(dst, uint64(n)<<1|1)
-	}
-	if c.lists {
-		var bm roaring.Bitmap
-		if _, err := bm.FromBuffer(p); err == nil {
-			switch n := bm.GetCardinality(); {
-			case n == 1:
-				return binary.AppendUvarint(dst, uint64(bm.Minimum())<<1|1)
-			case n >= 2 && n <= maxListDocs:
-				return appendDocList(dst, bm.ToArray())
-			}
-		}
-	}
-	return c.appendBitmap(dst, p)
-}
-
 // appendBitmapEntry appends the entry of hash h whose posting is the
 // roaring bitmap p, written as a bitmap whatever its cardinality.
 func (c groupCodec) appendBitmapEntry(dst []byte, h uint64, p []byte) []byte {
-	return c.appendBitmap(c.appendHash(dst, h), p)
+	return c.appendPosting(c.appendHash(dst, h), p)
 }
 
-// appendBitmap appends the length tag of a roaring bitmap p and p.
-func (c groupCodec) appendBitmap(dst, p []byte) []byte {
+// appendPosting appends the length tag of the posting bytes p and p: a
+// roaring bitmap, or in an untagged group also a singletonPosting.
+func (c groupCodec) appendPosting(dst, p []byte) []byte {
 	switch {
 	case c.lists:
 		dst = binary.AppendUvarint(dst, uint64(len(p))<<2)
@@ -204,7 +180,7 @@ func (c groupCodec) appendDocsEntry(dst []byte, h uint64, docs []uint32, bm *roa
 		return binary.AppendUvarint(c.appendHash(dst, h), uint64(docs[0])<<1|1), nil
 	case len(docs) == 1:
 		var b [singletonSize]byte
-		return c.appendEntry(dst, h, appendSingletonPosting(b[:0], docs[0])), nil
+		return c.appendPosting(c.appendHash(dst, h), appendSingletonPosting(b[:0], docs[0])), nil
 	case c.lists && len(docs) <= maxListDocs:
 		return appendDocList(c.appendHash(dst, h), docs), nil
 	}
@@ -214,7 +190,7 @@ func (c groupCodec) appendDocsEntry(dst []byte, h uint64, docs []uint32, bm *roa
 	n := len(dst)
 	if b, ok := appendSmallPosting(dst, docs); ok {
 		p := slices.Clone(b[n:])
-		return c.appendBitmap(b[:n], p), nil
+		return c.appendPosting(b[:n], p), nil
 	}
 	bm.Clear()
 	bm.AddMany(docs)
@@ -223,7 +199,7 @@ func (c groupCodec) appendDocsEntry(dst []byte, h uint64, docs []uint32, bm *roa
 	if err != nil {
 		return dst, err
 	}
-	return c.appendBitmap(dst, p), nil
+	return c.appendPosting(dst, p), nil
 }
 
 // appendDocList appends the uvarint tag and the numbers of a posting of

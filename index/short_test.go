@@ -65,13 +65,7 @@ func TestShortOneWordEdit(t *testing.T) {
 	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
 		t.Fatal(err)
 	}
-	reported := map[[2]string]bool{}
-	if err := x.Pairs(context.Background(), nil, func(p index.Pair) error {
-		reported[[2]string{p.A, p.B}] = true
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	reported := pairSet(t, x)
 	for a, b := range pairs {
 		ms, err := x.QueryID(a, nil)
 		if err != nil {
@@ -215,26 +209,14 @@ func TestShortRule(t *testing.T) {
 	if st, err := x.Stats(); err != nil || st.ShortLayer != 2 || x.Settings().ShortLayer() != 2 {
 		t.Fatalf("a new index: %+v, %v", st, err)
 	}
-	reported := map[[2]string]bool{}
-	if err := x.Pairs(context.Background(), nil, func(p index.Pair) error {
-		reported[[2]string{p.A, p.B}] = true
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	reported := pairSet(t, x)
 	// The same texts added online, in the in-memory levels: the same
 	// pairs.
 	y := newIndex(t, nil)
 	if err := y.Add(docs...); err != nil {
 		t.Fatal(err)
 	}
-	online := map[[2]string]bool{}
-	if err := y.Pairs(context.Background(), nil, func(p index.Pair) error {
-		online[[2]string{p.A, p.B}] = true
-		return nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	online := pairSet(t, y)
 	if !maps.Equal(online, reported) {
 		t.Errorf("added online: %d pairs, loaded: %d", len(online), len(reported))
 	}
@@ -327,4 +309,18 @@ func TestShortRuleShingleSettings(t *testing.T) {
 			t.Fatalf("shingles of one unit: query of the 20 words: %v, %v", ms, err)
 		}
 	}
+}
+
+// pairSet returns the pairs of x's Pairs with the default options, by
+// their IDs.
+func pairSet(t *testing.T, x *index.Index) map[[2]string]bool {
+	t.Helper()
+	set := map[[2]string]bool{}
+	if err := x.Pairs(context.Background(), nil, func(p index.Pair) error {
+		set[[2]string{p.A, p.B}] = true
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return set
 }

@@ -58,6 +58,35 @@ func mergedPairs(t *testing.T, x *index.Index, want []string) {
 	}
 }
 
+// checkFrozen checks the index x of a frozen file at step when: every
+// invariant holds, its stats have want's schema version, documents,
+// signature bits and short-text layer, and the query of each q[0] of
+// queries finds q[1].
+func checkFrozen(t *testing.T, x *index.Index, when string, want index.Stats, queries [][2]string) {
+	t.Helper()
+	if err := x.Check(); err != nil {
+		t.Fatalf("%s: %v", when, err)
+	}
+	if st, err := x.Stats(); err != nil || st.SchemaVersion != want.SchemaVersion || st.Docs != want.Docs ||
+		st.SignatureBits != want.SignatureBits || st.ShortLayer != want.ShortLayer {
+		t.Fatalf("%s: stats %+v, %v", when, st, err)
+	}
+	for _, q := range queries {
+		ms, err := x.QueryID(q[0], nil)
+		if err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == q[1] }) {
+			t.Fatalf("%s: query of %s: %v, %v, want %s", when, q[0], ms, err, q[1])
+		}
+	}
+}
+
+// checkPairs checks that the pairs of x (pairLines) are want.
+func checkPairs(t *testing.T, x *index.Index, when string, want []string) {
+	t.Helper()
+	if got := pairLines(t, x); !slices.Equal(got, want) {
+		t.Fatalf("%s: pairs\n%s\nwant\n%s", when, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
 // pairLines returns the pairs of x in v9Pairs's format, sorted.
 func pairLines(t *testing.T, x *index.Index) []string {
 	t.Helper()
@@ -85,27 +114,15 @@ func TestUpgradeVersion9(t *testing.T) {
 	want := v9Pairs(t)
 	check := func(x *index.Index, when string, version, docs int) {
 		t.Helper()
-		if err := x.Check(); err != nil {
-			t.Fatalf("%s: %v", when, err)
-		}
-		if st, err := x.Stats(); err != nil || st.SchemaVersion != version || st.Docs != docs || st.SignatureBits != 32 {
-			t.Fatalf("%s: stats %+v, %v", when, st, err)
-		}
-		for _, q := range [][2]string{{"short-a", "short-b"}, {"short-d", "short-c"}, {"short-f", "short-e"}} {
-			ms, err := x.QueryID(q[0], nil)
-			if err != nil || !slices.ContainsFunc(ms, func(m index.Match) bool { return m.ID == q[1] }) {
-				t.Fatalf("%s: query of %s: %v, %v, want %s", when, q[0], ms, err, q[1])
-			}
-		}
+		checkFrozen(t, x, when, index.Stats{SchemaVersion: version, Docs: docs, SignatureBits: 32, ShortLayer: 1},
+			[][2]string{{"short-a", "short-b"}, {"short-d", "short-c"}, {"short-f", "short-e"}})
 	}
 	x, err := index.Open(path, &index.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	check(x, "version 9, read-only", 9, 18)
-	if got := pairLines(t, x); !slices.Equal(got, want) {
-		t.Fatalf("version 9: pairs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPairs(t, x, "version 9", want)
 	x.Close()
 
 	x, err = index.Open(path, &index.Options{Log: directLog})
@@ -113,9 +130,7 @@ func TestUpgradeVersion9(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(x, "upgraded", index.SchemaVersion, 18)
-	if got := pairLines(t, x); !slices.Equal(got, want) {
-		t.Fatalf("upgraded: pairs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	checkPairs(t, x, "upgraded", want)
 	add := func(id, text string) {
 		t.Helper()
 		if err := x.Add(index.Doc{ID: id, Text: []byte(text)}); err != nil {
