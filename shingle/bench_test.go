@@ -91,12 +91,13 @@ func BenchmarkSignature(b *testing.B) {
 }
 
 // BenchmarkSignatureStream measures the signature step on a stream of
-// distinct sets of 20 and of 50 shingles (short texts), one set a
-// signature: BenchmarkSignature's one set, signed again and again, lets
+// distinct sets of 1 to 50 shingles (short texts, whose signature is
+// mostly densification, each size in another of densify's ways), one set
+// a signature: BenchmarkSignature's one set, signed again and again, lets
 // the processor learn the branches of its densification.
 func BenchmarkSignatureStream(b *testing.B) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	for _, n := range []int{20, 50} {
+	for _, n := range []int{1, 3, 6, 12, 20, 30, 50} {
 		sets := make([][]uint64, 256)
 		for i := range sets {
 			sets[i] = make([]uint64, n)

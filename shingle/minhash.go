@@ -51,6 +51,8 @@ type MinHasher struct {
 	filled binSet   // OnePermutation: scratch
 	probes []uint16 // OnePermutation: probeTable(k)
 	from   []uint16 // OnePermutation: scratch, the bin an empty bin copies
+	hits   []uint64 // OnePermutation with k <= maxHitK: hitTable(k)
+	met    []uint64 // with hits: scratch, the depths at which a bin meets a filled bin
 }
 
 // binSet is a set of the bins of a signature, one bit a bin.
@@ -79,12 +81,44 @@ func probeTable(k int) []uint16 {
 	t := make([]uint16, k*probeDepth)
 	for i := range k {
 		for a := range probeDepth {
-			j, _ := bits.Mul64(Mix64(uint64(i)<<32^uint64(a+1)^densSeed), uint64(k))
-			t[i*probeDepth+a] = uint16(j)
+			t[i*probeDepth+a] = uint16(probeAt(k, i, a))
 		}
 	}
 	actual, _ := probeTables.LoadOrStore(k, t)
 	return actual.([]uint16)
+}
+
+// probeAt returns the bin at depth a of the probe sequence of bin i of a
+// signature of k values. Cost: a mix.
+func probeAt(k, i, a int) int {
+	j, _ := bits.Mul64(Mix64(uint64(i)<<32^uint64(a+1)^densSeed), uint64(k))
+	return int(j)
+}
+
+// maxHitK is the largest signature that has a hitTable: 256 KB.
+const maxHitK = 128
+
+// hitTables holds hitTable(k) by k.
+var hitTables sync.Map
+
+// hitTable returns the depths at which the probe sequences meet each bin
+// of a signature of k values: bit a of t[j*k+i] is set if the bin at depth
+// a of bin i's sequence (a < 64) is j, and bit a of t[k*k+j*k+i] if the
+// bin at depth 64+a is. The depths at which bin i meets any of a set of
+// bins are the OR of their words of i. It costs 16*k*k bytes (112 KB for
+// 84 values), computed once per k and shared.
+func hitTable(k int) []uint64 {
+	if t, ok := hitTables.Load(k); ok {
+		return t.([]uint64)
+	}
+	t := make([]uint64, 2*k*k)
+	for i := range k {
+		for a := range 128 {
+			t[a/64*k*k+probeAt(k, i, a)*k+i] |= 1 << (a % 64)
+		}
+	}
+	actual, _ := hitTables.LoadOrStore(k, t)
+	return actual.([]uint64)
 }
 
 // NewMinHasher returns a MinHasher of k values (0 means DefaultK) using
@@ -101,6 +135,10 @@ func NewMinHasher(k int, scheme Scheme) (*MinHasher, error) {
 	case OnePermutation:
 		m.probes = probeTable(k)
 		m.from = make([]uint16, k)
+		if k <= maxHitK {
+			m.hits = hitTable(k)
+			m.met = make([]uint64, k)
+		}
 	case Mixes:
 		m.seeds = make([]uint64, k)
 		for i := range m.seeds {
@@ -159,16 +197,16 @@ func (m *MinHasher) fill(sig, shingles []uint64) {
 	}
 }
 
-// densify gives each empty bin of sig the value of the bin probe picks.
+// densify gives each empty bin of sig the value of the bin probe picks,
+// by the cheapest of four ways for the number of filled bins:
+//   - one filled bin: every bin copies it (every probe sequence ends
+//     there);
+//   - up to hitsMax filled bins, with a hit table (k <= maxHitK):
+//     densifyByHits;
+//   - fewer than a seventh of the bins filled: densifyByProbe;
+//   - more: densifyByDepth.
 //
-// When a seventh of the bins or more are filled, it goes through the probe
-// table by depth: at depth a, every empty bin that has not found a filled
-// bin yet notes the a-th bin of its sequence in m.from and leaves the
-// search if that bin is filled, with masks instead of a branch, whose
-// outcome would be as hard to predict as a coin toss; the bins still
-// searching after the table's depth take probe. With fewer filled bins
-// the probes mostly miss, a branch the processor predicts, and each empty
-// bin takes probe.
+// All four give the same signature.
 func (m *MinHasher) densify(sig []uint64) {
 	filled := &m.filled
 	words := (m.k + 63) / 64
@@ -176,20 +214,61 @@ func (m *MinHasher) densify(sig []uint64) {
 	for _, f := range filled[:words] {
 		n += bits.OnesCount64(f)
 	}
-	if n*densifyByDepth < m.k {
-		for w := range words {
-			for e := ^filled[w]; e != 0; e &= e - 1 {
-				i := w*64 + bits.TrailingZeros64(e)
-				if i >= m.k {
-					break
+	switch {
+	case n == 1:
+		for w, f := range filled[:words] {
+			if f != 0 {
+				v := sig[w*64+bits.TrailingZeros64(f)]
+				for i := range sig[:m.k] {
+					sig[i] = v
 				}
-				sig[i] = sig[m.probe(i, filled)]
+				return
 			}
 		}
-		return
+	case m.hits != nil && n <= hitsMax:
+		m.densifyByHits(sig)
+	case n*byDepthShare < m.k:
+		m.densifyByProbe(sig)
+	default:
+		m.densifyByDepth(sig)
 	}
+}
+
+// densifyByProbe gives each empty bin the value of the bin probe picks:
+// with few filled bins the probes mostly miss, a branch the processor
+// predicts.
+func (m *MinHasher) densifyByProbe(sig []uint64) {
+	filled := &m.filled
+	for w := range (m.k + 63) / 64 {
+		for e := ^filled[w]; e != 0; e &= e - 1 {
+			i := w*64 + bits.TrailingZeros64(e)
+			if i >= m.k {
+				break
+			}
+			sig[i] = sig[m.probe(i, filled)]
+		}
+	}
+}
+
+// orRows ORs into each word of dst the words of a, b, c and d at its
+// index. They are as long as dst.
+func orRows(dst, a, b, c, d []uint64) {
+	a, b, c, d = a[:len(dst)], b[:len(dst)], c[:len(dst)], d[:len(dst)]
+	for i := range dst {
+		dst[i] |= a[i] | b[i] | c[i] | d[i]
+	}
+}
+
+// densifyByDepth goes through the probe table by depth: at depth a, every
+// empty bin that has not found a filled bin yet notes the a-th bin of its
+// sequence in m.from and leaves the search if that bin is filled, with
+// masks instead of a branch, whose outcome would be as hard to predict as
+// a coin toss when a seventh of the bins or more are filled; the bins
+// still searching after the table's depth take probe.
+func (m *MinHasher) densifyByDepth(sig []uint64) {
+	filled := &m.filled
 	probes, from := m.probes, m.from
-	for w := range words {
+	for w := range (m.k + 63) / 64 {
 		empty := ^filled[w]
 		if r := m.k - w*64; r < 64 {
 			empty &= 1<<r - 1
@@ -215,9 +294,70 @@ func (m *MinHasher) densify(sig []uint64) {
 	}
 }
 
-// densifyByDepth is the inverse of the least share of filled bins with
+// densifyByHits is densify through the hit table, for a few filled bins:
+// the depths at which each bin meets a filled bin are the OR of the filled
+// bins' rows, and an empty bin copies the bin it meets first. It costs
+// k word ORs a filled bin, without a branch that depends on the bins.
+func (m *MinHasher) densifyByHits(sig []uint64) {
+	k := m.k
+	met := m.met[:k]
+	clear(met)
+	filled := &m.filled
+	words := (k + 63) / 64
+	// The rows of the filled bins, four at a time: a load a row and a
+	// store for four.
+	var rows [4][]uint64
+	n := 0
+	for w := range words {
+		for f := filled[w]; f != 0; f &= f - 1 {
+			j := w*64 + bits.TrailingZeros64(f)
+			rows[n] = m.hits[j*k : (j+1)*k]
+			if n++; n == len(rows) {
+				orRows(met, rows[0], rows[1], rows[2], rows[3])
+				n = 0
+			}
+		}
+	}
+	for _, row := range rows[:n] {
+		orRows(met, row, row, row, row)
+	}
+	for w := range words {
+		empty := ^filled[w]
+		if r := k - w*64; r < 64 {
+			empty &= 1<<r - 1
+		}
+		for ; empty != 0; empty &= empty - 1 {
+			i := w*64 + bits.TrailingZeros64(empty)
+			if met[i] != 0 {
+				sig[i] = sig[m.probes[i*probeDepth+bits.TrailingZeros64(met[i])]]
+				continue
+			}
+			// Deeper, as few bins need with a handful filled: the
+			// second words of the filled bins, one by one.
+			var deep uint64
+			for v := range words {
+				for f := filled[v]; f != 0; f &= f - 1 {
+					deep |= m.hits[k*k+(v*64+bits.TrailingZeros64(f))*k+i]
+				}
+			}
+			if deep != 0 {
+				sig[i] = sig[probeAt(k, i, 64+bits.TrailingZeros64(deep))]
+				continue
+			}
+			sig[i] = sig[m.probeFrom(i, 128, filled)]
+		}
+	}
+}
+
+// byDepthShare is the inverse of the least share of filled bins with
 // which densify goes through the probe table by depth.
-const densifyByDepth = 7
+const byDepthShare = 7
+
+// hitsMax is the most filled bins with which densify goes through the hit
+// table, where each filled bin costs k ORs: past about 24 of 84, going by
+// depth costs less (`go test ./shingle -run - -bench SignatureStream`,
+// with this constant changed).
+const hitsMax = 24
 
 // probe returns the bin whose value the empty bin i copies: the first
 // filled bin of a probe sequence fixed by i alone, so that two signatures
@@ -231,11 +371,15 @@ func (m *MinHasher) probe(i int, filled *binSet) int {
 			return int(j)
 		}
 	}
-	k := uint64(m.k)
-	for a := uint64(probeDepth + 1); a <= 64*k; a++ {
-		j, _ := bits.Mul64(Mix64(uint64(i)<<32^a^densSeed), k)
-		if filled.has(int(j)) {
-			return int(j)
+	return m.probeFrom(i, probeDepth, filled)
+}
+
+// probeFrom returns what probe returns for bin i when the first a0 bins of
+// its sequence are not filled.
+func (m *MinHasher) probeFrom(i, a0 int, filled *binSet) int {
+	for a := a0; a < 64*m.k; a++ {
+		if j := probeAt(m.k, i, a); filled.has(j) {
+			return j
 		}
 	}
 	for j := 1; ; j++ { // reached with vanishing probability

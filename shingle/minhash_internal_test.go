@@ -122,42 +122,58 @@ func TestEstimateLow32(t *testing.T) {
 	}
 }
 
-// TestDensifyByDepth checks densify against the full probe sequence with
-// just enough filled bins for it to go through the probe table by depth,
-// so that some empty bins search past the table's depth, and with one
-// filled bin fewer (at least one).
-func TestDensifyByDepth(t *testing.T) {
+// TestDensifyWays checks each way of densify (and densify, which picks
+// one) against the full probe sequence, with 1 to 40 filled bins and with
+// about a seventh of them, the least with which densify goes by depth, so
+// that some empty bins search past the probe table.
+func TestDensifyWays(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1024, 7))
 	deep := 0
-	for _, k := range []int{7, 60, 84, 1024} {
+	for _, k := range []int{1, 7, 60, 64, 65, 84, 128, 129, 1024} {
 		m, err := NewMinHasher(k, OnePermutation)
 		if err != nil {
 			t.Fatal(err)
 		}
-		least := (k + densifyByDepth - 1) / densifyByDepth
-		for trial := range 100 {
-			n := max(1, least-trial%2)
-			filled := make([]bool, k)
-			sig := make([]uint64, k)
-			clear(m.filled[:])
-			for _, i := range rng.Perm(k)[:n] {
-				filled[i] = true
-				m.filled.add(i)
-				sig[i] = rng.Uint64()
-			}
-			want := slices.Clone(sig)
-			for i := range k {
-				if !filled[i] {
-					j := probeReference(k, i, filled)
-					want[i] = sig[j]
-					if !slices.Contains(m.probes[i*probeDepth:(i+1)*probeDepth], uint16(j)) {
-						deep++
+		if (m.hits != nil) != (k <= maxHitK) {
+			t.Fatalf("k %d: hit table %v", k, m.hits != nil)
+		}
+		ways := map[string]func([]uint64){"densify": m.densify, "probe": m.densifyByProbe, "depth": m.densifyByDepth}
+		if m.hits != nil {
+			ways["hits"] = m.densifyByHits
+		}
+		least := (k + byDepthShare - 1) / byDepthShare
+		var ns []int
+		for n := 1; n <= min(k, 40); n++ {
+			ns = append(ns, n)
+		}
+		ns = append(ns, max(1, least-1), least)
+		for _, n := range ns {
+			for range 10 {
+				filled := make([]bool, k)
+				sig := make([]uint64, k)
+				clear(m.filled[:])
+				for _, i := range rng.Perm(k)[:n] {
+					filled[i] = true
+					m.filled.add(i)
+					sig[i] = rng.Uint64()
+				}
+				want := slices.Clone(sig)
+				for i := range k {
+					if !filled[i] {
+						j := probeReference(k, i, filled)
+						want[i] = sig[j]
+						if !slices.Contains(m.probes[i*probeDepth:(i+1)*probeDepth], uint16(j)) {
+							deep++
+						}
 					}
 				}
-			}
-			m.densify(sig)
-			if !slices.Equal(sig, want) {
-				t.Fatalf("k %d, %d filled bins: densify gives\n%x\nwant\n%x", k, n, sig, want)
+				for name, densify := range ways {
+					got := slices.Clone(sig)
+					densify(got)
+					if !slices.Equal(got, want) {
+						t.Fatalf("k %d, %d filled bins, %s: densify gives\n%x\nwant\n%x", k, n, name, got, want)
+					}
+				}
 			}
 		}
 	}
