@@ -754,7 +754,7 @@ func writeIngestSection(w io.Writer, r, before *ingestResults) {
 		fmt.Fprintln(w)
 		return
 	}
-	fmt.Fprintln(w, "`simidx index` and `simidx dedup` on two corpora that the harness builds from the corpora directory: reading and decoding the JSONL, the analysis and the writing overlap (a goroutine reads, the workers analyse, the caller writes), and a new index's band postings are sorted externally within `--memory` (128 MiB by default) and written once in key order.")
+	fmt.Fprintln(w, "`simidx index` and `simidx dedup` on corpora that the harness builds from the corpora directory (`-only mixed-300mb:SOURCE` measures the documents of one source of the mixed corpus, text of one kind, against its own analysis): reading and decoding the JSONL, the analysis and the writing overlap (a goroutine reads, the workers analyse, the caller writes), and a new index's band postings are sorted externally within `--memory` (128 MiB by default) and written once in key order.")
 	fmt.Fprintln(w)
 	r.writeMarkdown(w)
 	fmt.Fprintln(w)
