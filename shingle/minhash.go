@@ -95,7 +95,7 @@ func probeAt(k, i, a int) int {
 	return int(j)
 }
 
-// maxHitK is the largest signature that has a hitTable: 256 KB.
+// maxHitK is the largest signature that has a hitTable: 256 KiB.
 const maxHitK = 128
 
 // hitTables holds hitTable(k) by k.
@@ -105,7 +105,7 @@ var hitTables sync.Map
 // of a signature of k values: bit a of t[j*k+i] is set if the bin at depth
 // a of bin i's sequence (a < 64) is j, and bit a of t[k*k+j*k+i] if the
 // bin at depth 64+a is. The depths at which bin i meets any of a set of
-// bins are the OR of their words of i. It costs 16*k*k bytes (112 KB for
+// bins are the OR of their words of i. It costs 16*k*k bytes (110 KiB for
 // 84 values), computed once per k and shared.
 func hitTable(k int) []uint64 {
 	if t, ok := hitTables.Load(k); ok {
@@ -198,13 +198,14 @@ func (m *MinHasher) fill(sig, shingles []uint64) {
 }
 
 // densify gives each empty bin of sig the value of the bin probe picks,
-// by the cheapest of four ways for the number of filled bins:
+// by the cheapest of four ways for the number of filled bins (none with
+// every bin filled):
 //   - one filled bin: every bin copies it (every probe sequence ends
 //     there);
 //   - up to hitsMax filled bins, with a hit table (k <= maxHitK):
 //     densifyByHits;
 //   - fewer than a seventh of the bins filled: densifyByProbe;
-//   - more: densifyByDepth.
+//   - a seventh of the bins or more: densifyByDepth.
 //
 // All four give the same signature.
 func (m *MinHasher) densify(sig []uint64) {
@@ -215,6 +216,7 @@ func (m *MinHasher) densify(sig []uint64) {
 		n += bits.OnesCount64(f)
 	}
 	switch {
+	case n == m.k: // nothing to densify
 	case n == 1:
 		for w, f := range filled[:words] {
 			if f != 0 {
@@ -251,7 +253,7 @@ func (m *MinHasher) densifyByProbe(sig []uint64) {
 }
 
 // orRows ORs into each word of dst the words of a, b, c and d at its
-// index. They are as long as dst.
+// index. They are at least as long as dst.
 func orRows(dst, a, b, c, d []uint64) {
 	a, b, c, d = a[:len(dst)], b[:len(dst)], c[:len(dst)], d[:len(dst)]
 	for i := range dst {
@@ -297,7 +299,8 @@ func (m *MinHasher) densifyByDepth(sig []uint64) {
 // densifyByHits is densify through the hit table, for a few filled bins:
 // the depths at which each bin meets a filled bin are the OR of the filled
 // bins' rows, and an empty bin copies the bin it meets first. It costs
-// k word ORs a filled bin, without a branch that depends on the bins.
+// k word ORs a filled bin, and a branch an empty bin that is rarely taken
+// with several filled bins.
 func (m *MinHasher) densifyByHits(sig []uint64) {
 	k := m.k
 	met := m.met[:k]
@@ -332,8 +335,9 @@ func (m *MinHasher) densifyByHits(sig []uint64) {
 				sig[i] = sig[m.probes[i*probeDepth+bits.TrailingZeros64(met[i])]]
 				continue
 			}
-			// Deeper, as few bins need with a handful filled: the
-			// second words of the filled bins, one by one.
+			// Deeper: depths 64 to 127, the table's second half
+			// (hits[k*k:]), ORed over the filled bins; about
+			// (1-n/k)^64 of the empty bins get here.
 			var deep uint64
 			for v := range words {
 				for f := filled[v]; f != 0; f &= f - 1 {
@@ -375,7 +379,8 @@ func (m *MinHasher) probe(i int, filled *binSet) int {
 }
 
 // probeFrom returns what probe returns for bin i when the first a0 bins of
-// its sequence are not filled.
+// its sequence are not filled. The sequence has 64*k bins: densifyByHits
+// starts at 128, which a signature with an empty bin (k >= 2) reaches.
 func (m *MinHasher) probeFrom(i, a0 int, filled *binSet) int {
 	for a := a0; a < 64*m.k; a++ {
 		if j := probeAt(m.k, i, a); filled.has(j) {
