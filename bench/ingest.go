@@ -478,12 +478,17 @@ func writePart(mixed, source string, w *bufio.Writer) error {
 	defer f.Close()
 	prefix := []byte(`{"id":"` + source + "/")
 	r := bufio.NewReaderSize(f, 1<<20)
+	n := 0
 	for {
 		line, err := r.ReadBytes('\n')
 		if bytes.HasPrefix(line, prefix) {
 			if _, werr := w.Write(line); werr != nil {
 				return werr
 			}
+			n++
+		}
+		if err == io.EOF && n == 0 {
+			return fmt.Errorf("no line of %s starts with %s", mixed, prefix)
 		}
 		if err == io.EOF {
 			return nil
