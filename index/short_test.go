@@ -14,14 +14,11 @@ import (
 	"github.com/simidx/simidx/shingle"
 )
 
-// TestShortOneWordEdit checks the promise of the short-text layer: with
-// the default settings, a text of 8 to 30 words with one word substituted,
-// inserted or deleted anywhere is found by a query of the original, and
-// Pairs reports the pair. The texts are runs of words of the licences.
-func TestShortOneWordEdit(t *testing.T) {
-	t.Parallel()
-	// Plain words only, so that a text of n words has n units (no
-	// markup such as <year>, no punctuation alone).
+// licenseWords returns the words of the licence texts that are letters
+// only, in order: a text of n of them has n units (no markup such as
+// <year>, no punctuation alone).
+func licenseWords(t *testing.T) []string {
+	t.Helper()
 	var words []string
 	for _, d := range licenseTexts(t) {
 		for _, w := range strings.Fields(string(d.Text)) {
@@ -30,6 +27,16 @@ func TestShortOneWordEdit(t *testing.T) {
 			}
 		}
 	}
+	return words
+}
+
+// TestShortOneWordEdit checks the promise of the short-text layer: with
+// the default settings, a text of 8 to 30 words with one word substituted,
+// inserted or deleted anywhere is found by a query of the original, and
+// Pairs reports the pair. The texts are runs of words of the licences.
+func TestShortOneWordEdit(t *testing.T) {
+	t.Parallel()
+	words := licenseWords(t)
 	rng := rand.New(rand.NewPCG(8, 30))
 	var docs []index.Doc
 	pairs := map[string]string{}
@@ -143,14 +150,7 @@ func TestShortLayerSettings(t *testing.T) {
 // be below 0.5 by their shingles' exact Jaccard similarity.
 func TestShortRule(t *testing.T) {
 	t.Parallel()
-	var words []string
-	for _, d := range licenseTexts(t) {
-		for _, w := range strings.Fields(string(d.Text)) {
-			if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {
-				words = append(words, w)
-			}
-		}
-	}
+	words := licenseWords(t)
 	f, err := index.NewFingerprinter(nil)
 	if err != nil {
 		t.Fatal(err)

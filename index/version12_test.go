@@ -1,7 +1,6 @@
 package index_test
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,26 +94,14 @@ func TestUpgradeVersion12(t *testing.T) {
 	// A new index made with the file's settings keeps its analysis (16-bit
 	// signature values, 48-bit band hashes), so that its documents compare
 	// with the file's: the pairs of the same documents are the same.
-	y, err := index.Open(filepath.Join(t.TempDir(), "same.simidx"), &index.Options{Log: directLog, Settings: ptr(x.Settings())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.Close()
-	for _, d := range [][2]string{
+	y := indexOfSettings(t, x, index.Options{Log: directLog}, [][2]string{
 		{"short-a", "The quick brown fox jumps over the lazy dog near the river bank today."},
 		{"short-b", "The quick brown fox jumped over the lazy dog near the river bank today."},
 		{"short-e", "Garden chairs, set of four, 40 euros, collect from the north side."},
 		{"short-f", "Garden chairs, set of four, 45 euros, collect from the north side."},
-	} {
-		if err := y.Add(index.Doc{ID: d[0], Text: []byte(d[1])}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if st, err := y.Stats(); err != nil || st.SignatureBits != 16 {
 		t.Fatalf("new index of the file's settings: %+v, %v", st, err)
-	}
-	if err := y.Check(); err != nil {
-		t.Fatal(err)
 	}
 	if got := pairLines(t, y); !slices.Equal(got, []string{want[1], want[3]}) {
 		t.Fatalf("new index of the file's settings: pairs\n%s\nwant\n%s\n%s", strings.Join(got, "\n"), want[1], want[3])

@@ -1,7 +1,6 @@
 package index_test
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -94,25 +93,13 @@ func TestUpgradeVersion13(t *testing.T) {
 	// A new index made with the file's settings analyses as it does, and
 	// writes its postings of several documents as lists (each add merged
 	// into the groups at once): the pairs of the same texts are the same.
-	y, err := index.Open(filepath.Join(t.TempDir(), "same.simidx"), &index.Options{Log: directLog, RecentBands: -1, Settings: ptr(x.Settings())})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer y.Close()
-	for _, d := range [][2]string{
+	y := indexOfSettings(t, x, index.Options{Log: directLog, RecentBands: -1}, [][2]string{
 		{"short-a", "The quick brown fox jumps over the lazy dog near the river bank today."},
 		{"short-b", "The quick brown fox jumped over the lazy dog near the river bank today."},
 		{"short-a2", "The quick brown fox jumps over the lazy dog near the river bank today."},
 		{"short-e", "Garden chairs, set of four, 40 euros, collect from the north side."},
 		{"short-f", "Garden chairs, set of four, 45 euros, collect from the north side."},
-	} {
-		if err := y.Add(index.Doc{ID: d[0], Text: []byte(d[1])}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := y.Check(); err != nil {
-		t.Fatal(err)
-	}
+	})
 	if st, err := y.Stats(); err != nil || st.ShortLayer != 1 {
 		t.Fatalf("new index of the file's settings: %+v, %v", st, err)
 	}

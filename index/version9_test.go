@@ -87,6 +87,29 @@ func checkPairs(t *testing.T, x *index.Index, when string, want []string) {
 	}
 }
 
+// indexOfSettings returns a new index in a temporary directory made with
+// x's settings and opts, with texts (ID and text) added one by one and its
+// invariants checked: the documents of a frozen file analysed as the file
+// analyses them.
+func indexOfSettings(t *testing.T, x *index.Index, opts index.Options, texts [][2]string) *index.Index {
+	t.Helper()
+	opts.Settings = ptr(x.Settings())
+	y, err := index.Open(filepath.Join(t.TempDir(), "same.simidx"), &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { y.Close() })
+	for _, d := range texts {
+		if err := y.Add(index.Doc{ID: d[0], Text: []byte(d[1])}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := y.Check(); err != nil {
+		t.Fatal(err)
+	}
+	return y
+}
+
 // pairLines returns the pairs of x in v9Pairs's format, sorted.
 func pairLines(t *testing.T, x *index.Index) []string {
 	t.Helper()
