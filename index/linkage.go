@@ -52,7 +52,8 @@ func (l Linkage) String() string {
 // documents ms, sorted by document number, in the order given by order
 // (nil: by Seq), each cluster's Members in the order of ms and its
 // Representative its center. Cost: a sort of ms and of the edges, and a
-// pass over the edges; memory 12 bytes per document of ms.
+// pass over the edges; memory 12 bytes per document of ms and 4 per
+// document number up to the last of ms.
 func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []Cluster {
 	// rank[i] is the place of ms[i] in the order, and byRank its inverse.
 	byRank := make([]int32, len(ms))
@@ -68,14 +69,20 @@ func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []
 	for r, i := range byRank {
 		rank[i] = int32(r)
 	}
-	pos := func(n uint32) int32 { // ms[pos] has Seq n
-		i, _ := slices.BinarySearchFunc(ms, n, func(m Member, n uint32) int { return cmp.Compare(m.Seq, n) })
-		return int32(i)
+	// The rank of each document number of ms, looked up once per end of an
+	// edge: a table, as a binary search over ms costs a cache miss a step.
+	var last uint32
+	if len(ms) > 0 {
+		last = ms[len(ms)-1].Seq
+	}
+	rankOf := make([]int32, int(last)+1)
+	for i, m := range ms {
+		rankOf[m.Seq] = rank[i]
 	}
 	// Each edge by ranks, the earlier first, in the order of its earlier
 	// document, then of its later one.
 	for i, e := range edges {
-		a, b := rank[pos(uint32(e>>32))], rank[pos(uint32(e))]
+		a, b := rankOf[uint32(e>>32)], rankOf[uint32(e)]
 		edges[i] = uint64(min(a, b))<<32 | uint64(max(a, b))
 	}
 	const none = -1
@@ -149,18 +156,76 @@ func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Membe
 		}
 		slices.Sort(edges)
 		edges = slices.Compact(edges)
-		docs := tx.Bucket(bucketDocs)
+		ms, err = x.pairedMembers(tx.Bucket(bucketDocs).Cursor(), paired)
+		return err
+	})
+	return edges, ms, boltErr(err)
+}
+
+// pairedMembers returns the Member of every document whose bit is set in
+// paired (bit n%64 of word n/64 for document n), in document order, read
+// through c, a cursor of the docs bucket. It scans the records from the
+// first such document when at least one in pairedScan of those from there
+// on is one, and seeks each one's otherwise. Cost: a record read and an
+// ID's allocation a member, and with the scan a step per record.
+func (x *Index) pairedMembers(c *bolt.Cursor, paired []uint64) ([]Member, error) {
+	count, first, last := 0, -1, 0
+	for w, bits := range paired {
+		if bits == 0 {
+			continue
+		}
+		if first < 0 {
+			first = w*64 + mathbits.TrailingZeros64(bits)
+		}
+		last = w*64 + 63 - mathbits.LeadingZeros64(bits)
+		count += mathbits.OnesCount64(bits)
+	}
+	if count == 0 {
+		return nil, nil
+	}
+	ms := make([]Member, 0, count)
+	missing := func(n uint32) error {
+		return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, n)
+	}
+	isPaired := func(n uint32) bool { return paired[n/64]&(1<<(n%64)) != 0 }
+	if count*pairedScan < last-first+1 {
 		for w, bits := range paired {
 			for ; bits != 0; bits &= bits - 1 {
 				n := uint32(w*64 + mathbits.TrailingZeros64(bits))
-				v := getRecord(docs, n)
+				v := seekRecord(c, n)
 				if len(v) < 9 {
-					return fmt.Errorf("%w: document %d of a pair has no record", ErrCorrupt, n)
+					return nil, missing(n)
 				}
 				ms = append(ms, x.member(n, v))
 			}
 		}
-		return nil
-	})
-	return edges, ms, boltErr(err)
+		return ms, nil
+	}
+	// The next paired document not yet read is want.
+	want := uint32(first)
+	next := func(n uint32) uint32 {
+		for n++; int(n) <= last && !isPaired(n); n++ {
+		}
+		return n
+	}
+	for n, v := range eachRecord(c, want) {
+		if n > want {
+			return nil, missing(want)
+		}
+		if n < want {
+			continue
+		}
+		if len(v) < 9 {
+			return nil, missing(n)
+		}
+		ms = append(ms, x.member(n, v))
+		if want = next(n); int(want) > last {
+			return ms, nil
+		}
+	}
+	return nil, missing(want)
 }
+
+// pairedMembers scans the records when one in pairedScan of them or more
+// are wanted: a step of a cursor costs a few times less than a seek.
+const pairedScan = 8
