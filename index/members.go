@@ -77,6 +77,55 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 // its set) for all but the first: a cluster's members compared with the
 // one kept cost one lookup each.
 func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pair, error) {
+	return x.compareMany(opts, a, others, func(tx *bolt.Tx) func(i int) (uint32, record, error) {
+		return func(i int) (uint32, record, error) {
+			id := a
+			if i >= 0 {
+				id = others[i]
+			}
+			// Without the bands, which a comparison does not use.
+			return x.lookupBands(tx, id, true, false)
+		}
+	})
+}
+
+// CompareMembers returns Compare(k.ID, m.ID, opts) for each m of others,
+// in their order, as CompareAll does, for Members that Clusters or Members
+// gave: it reads each one's record by its Seq and looks the document up by
+// ID only if that record is not of its ID (the index changed since), so
+// that a comparison costs a record read instead of an ID lookup and a
+// record read. It fails with ErrNotFound if k or any of others is not
+// stored.
+func (x *Index) CompareMembers(k Member, others []Member, opts *QueryOptions) ([]Pair, error) {
+	ids := make([]string, len(others))
+	for i, m := range others {
+		ids[i] = m.ID
+	}
+	return x.compareMany(opts, k.ID, ids, func(tx *bolt.Tx) func(i int) (uint32, record, error) {
+		if loading(tx) {
+			return func(int) (uint32, record, error) { return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, k.ID) }
+		}
+		c := tx.Bucket(bucketDocs).Cursor()
+		return func(i int) (uint32, record, error) {
+			m := k
+			if i >= 0 {
+				m = others[i]
+			}
+			v := seekRecord(c, m.Seq)
+			if len(v) < 9 || string(idBytes(v, x.lay)) != m.ID {
+				return x.lookupBands(tx, m.ID, true, false)
+			}
+			r, err := decodeRecordBands(v, x.lay, true, false)
+			return m.Seq, r, err
+		}
+	})
+}
+
+// compareMany returns the Pairs of document a with each of others, for
+// CompareAll and CompareMembers, from one snapshot in one read
+// transaction: lookup(tx) returns the function that gives the number and
+// the record (without bands) of others[i], or of a for i = -1.
+func (x *Index) compareMany(opts *QueryOptions, a string, others []string, lookup func(tx *bolt.Tx) func(i int) (uint32, record, error)) ([]Pair, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -89,15 +138,15 @@ func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pai
 	}
 	ps := make([]Pair, len(others))
 	err = x.view(func(tx *bolt.Tx) error {
-		// Without the bands, which a comparison does not use.
-		na, ra, err := x.lookupBands(tx, a, true, false)
+		get := lookup(tx)
+		na, ra, err := get(-1)
 		if err != nil {
 			return err
 		}
 		// One verifier: it keeps a's set decoded from one pair to the next.
 		verified := x.verifier(tx)
 		for i, b := range others {
-			nb, rb, err := x.lookupBands(tx, b, true, false)
+			nb, rb, err := get(i)
 			if err != nil {
 				return err
 			}

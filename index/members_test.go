@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/bits"
+	"slices"
 	"testing"
 
 	"github.com/simidx/simidx/index"
@@ -113,5 +114,57 @@ func TestMembersCompare(t *testing.T) {
 	}
 	if _, err := x.CompareAll("no such", ids, nil); !errors.Is(err, index.ErrNotFound) {
 		t.Errorf("CompareAll of a missing document: %v", err)
+	}
+
+	// CompareMembers is CompareAll of the members' IDs, with Members that
+	// are current and with some that the index has changed since: a
+	// document replaced (same Seq, new text), one deleted and added again
+	// (a new Seq), and one deleted.
+	byID := map[string]index.Member{}
+	if err := x.Members(context.Background(), func(m index.Member) error { byID[m.ID] = m; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	members := func(ids []string) []index.Member {
+		var ms []index.Member
+		for _, id := range ids {
+			ms = append(ms, byID[id])
+		}
+		return ms
+	}
+	sameAsAll := func(when string) {
+		t.Helper()
+		for _, o := range []*index.QueryOptions{nil, {Verify: true}} {
+			want, err := x.CompareAll(docs[0].ID, ids, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.CompareMembers(byID[docs[0].ID], members(ids), o)
+			if err != nil {
+				t.Fatalf("%s: CompareMembers: %v", when, err)
+			}
+			for i := range want {
+				if got[i] != want[i] {
+					t.Errorf("%s: CompareMembers[%d] = %+v, CompareAll = %+v", when, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	sameAsAll("members current")
+	if err := x.Add(index.Doc{ID: docs[5].ID, Text: docs[9].Text}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := x.Delete(docs[6].ID, docs[7].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := x.Add(index.Doc{ID: docs[6].ID, Text: docs[6].Text}); err != nil {
+		t.Fatal(err)
+	}
+	ids = slices.DeleteFunc(ids, func(id string) bool { return id == docs[7].ID })
+	sameAsAll("members changed since")
+	if _, err := x.CompareMembers(byID[docs[0].ID], members([]string{docs[7].ID}), nil); !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("CompareMembers with a deleted member: %v", err)
+	}
+	if _, err := x.CompareMembers(byID[docs[7].ID], members(ids), nil); !errors.Is(err, index.ErrNotFound) {
+		t.Errorf("CompareMembers of a deleted member: %v", err)
 	}
 }

@@ -596,37 +596,72 @@ func reportClusters(ctx context.Context, x *index.Index, opts *index.QueryOption
 
 // clusterRecords calls out with the record of every cluster of x (see
 // clusterRecordOf) in the order of keep.Clusters. The records are made on
-// all cores (the comparisons of their members cost most), out runs on one
-// goroutine at a time.
+// all cores (the comparisons of their members cost most), in batches of
+// clusters of about clusterBatch members (most clusters have two or three,
+// whose comparisons cost about what handing one to a core costs); out runs
+// on one goroutine at a time.
 func clusterRecords(ctx context.Context, x *index.Index, opts *index.QueryOptions, policy string, sizes map[string]int64, sim bool, out func(clusterRecord) error) error {
 	type kept struct {
 		c index.Cluster
 		k index.Member
 	}
-	each := func(yield func(kept) error) error {
-		return keep.Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
-			return yield(kept{c, k})
+	each := func(yield func([]kept) error) error {
+		var batch []kept
+		members := 0
+		err := keep.Clusters(ctx, x, opts, policy, sizes, func(c index.Cluster, k index.Member) error {
+			batch = append(batch, kept{c, k})
+			if members += len(c.Members); members < clusterBatch {
+				return nil
+			}
+			b := batch
+			batch, members = nil, 0
+			return yield(b)
 		})
+		if err == nil && len(batch) > 0 {
+			err = yield(batch)
+		}
+		return err
 	}
-	record := func(ck kept) (clusterRecord, error) { return clusterRecordOf(x, opts, ck.c, ck.k, sim) }
-	return ordered.Map(ctx, runtime.GOMAXPROCS(0), each, record, out)
+	records := func(b []kept) ([]clusterRecord, error) {
+		recs := make([]clusterRecord, len(b))
+		for i, ck := range b {
+			var err error
+			if recs[i], err = clusterRecordOf(x, opts, ck.c, ck.k, sim); err != nil {
+				return nil, err
+			}
+		}
+		return recs, nil
+	}
+	outAll := func(recs []clusterRecord) error {
+		for _, r := range recs {
+			if err := out(r); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return ordered.Map(ctx, runtime.GOMAXPROCS(0), each, records, outAll)
 }
+
+// clusterBatch is about the number of members of the clusters whose
+// records clusterRecords makes in one batch.
+const clusterBatch = 256
 
 // clusterRecordOf returns the record of cluster c whose kept member is k
 // (keep.Clusters): k first, then the others by ID, each with its
 // distance, similarity (when sim) and exactness to the kept one, from
-// x.CompareAll. Both members of a comparison need a text for its similarity
-// and exactness: a document added as a fingerprint has neither.
+// x.CompareMembers. Both members of a comparison need a text for its
+// similarity and exactness: a document added as a fingerprint has neither.
 func clusterRecordOf(x *index.Index, opts *index.QueryOptions, c index.Cluster, k index.Member, sim bool) (clusterRecord, error) {
 	rec := clusterRecord{Cluster: c.Number, Representative: c.Representative, IDs: c.IDs, Keep: k.ID,
 		Members: []memberRecord{{ID: k.ID, Keep: true}}}
-	others := make([]string, 0, len(c.Members))
+	others := make([]index.Member, 0, len(c.Members))
 	for _, m := range c.Members {
 		if m.Seq != k.Seq {
-			others = append(others, m.ID)
+			others = append(others, m)
 		}
 	}
-	ps, err := x.CompareAll(k.ID, others, opts)
+	ps, err := x.CompareMembers(k, others, opts)
 	if err != nil {
 		return clusterRecord{}, err
 	}
