@@ -511,7 +511,9 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 	bb := s.tx.Bucket(bucketBands)
 	c := bb.Cursor()
 	lv := x.levels()
-	s.cache = newRecordCache(x.readMeta(s.tx).next)
+	next := x.readMeta(s.tx).next
+	s.cache = newRecordCache(next)
+	s.bands = newBandCache(next, x.lay.bands)
 	var batch []bandKey
 	flush := func() error {
 		if len(batch) == 0 {
@@ -519,7 +521,7 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 		}
 		keys := batch
 		err := s.do(func(w *pairWorker, fn pairFunc) error {
-			return x.bandKeysPairs(s.ctx, w, s.cache, keys, lv, q, empty, fn)
+			return x.bandKeysPairs(s.ctx, w, s.cache, s.bands, keys, lv, q, empty, fn)
 		})
 		if s.seq != nil {
 			batch = keys[:0] // done with
@@ -587,9 +589,9 @@ func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, 
 }
 
 // bandKeysPairs reports the pairs of bandPairs of the band keys keys, read
-// with w and cache: of each, the documents of its posting in the bucket
-// and those of the in-memory levels lv (verified).
-func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCache, keys []bandKey, lv levels, q queryParams, empty map[uint32]bool, fn pairFunc) error {
+// with w, cache and bands: of each, the documents of its posting in the
+// bucket and those of the in-memory levels lv (verified).
+func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCache, bands *bandCache, keys []bandKey, lv levels, q queryParams, empty map[uint32]bool, fn pairFunc) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -629,7 +631,7 @@ func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCa
 			if i == len(w.recs) {
 				w.recs = append(w.recs, lazyRecord{})
 			}
-			w.recs[i].reset(v, x.lay)
+			w.recs[i].reset(v, x.lay, bands, n)
 			live = append(live, n)
 		}
 		if err := x.bandGroupPairs(k.band, w.recs[:len(live)], live, q, w.verifier(), fn); err != nil {
@@ -655,22 +657,35 @@ type lazyRecord struct {
 	bands                []uint64
 	sigBands, shortBands bool
 	sig                  []uint64 // the signature, decoded for the bands
+	// cache is the bandCache of the scan (nil for none), and n the
+	// record's document number.
+	cache *bandCache
+	n     uint32
 }
 
-// reset makes l the lazy record of checked record v.
-func (l *lazyRecord) reset(v []byte, lay layout) {
+// reset makes l the lazy record of checked record v of document n, whose
+// bands cache holds once a worker computed them (nil for no cache).
+func (l *lazyRecord) reset(v []byte, lay layout, cache *bandCache, n uint32) {
 	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
 	l.bands, l.sigBands, l.shortBands = l.bands[:0], false, false
+	l.cache, l.n = cache, n
 }
 
 // band returns band i of text record l: where it is stored, or, in a
 // compact record, computed once with the others of the signature, or of
-// the short set.
+// the short set, or copied from the bandCache entry where a worker put
+// them all.
 func (l *lazyRecord) band(i int) uint64 {
 	if !compact(l.v) {
 		return binary.BigEndian.Uint64(l.v[17+sigWidth(l.v)*l.lay.k+8*i:])
 	}
 	bh := l.lay.bh
+	if !l.sigBands {
+		if b := l.cache.get(l.n); b != nil {
+			l.bands = append(l.bands[:0], b...)
+			l.sigBands, l.shortBands = true, true
+		}
+	}
 	if !l.sigBands {
 		l.sig = sigValues(l.sig[:0], l.v, l.lay.k)
 		n := 0
@@ -687,6 +702,9 @@ func (l *lazyRecord) band(i int) uint64 {
 		}
 		l.bands = bh.appendShortBandsMasked(l.bands, short)
 		l.shortBands = true
+		if len(short) > 0 { // else zeros, computed at no cost
+			l.cache.put(l.n, l.bands)
+		}
 	}
 	if i >= len(l.bands) {
 		return 0 // a record too short to hold its parts: no band

@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -121,6 +122,7 @@ type pairSched struct {
 	maxQueue int // units handed out and not reported
 
 	cache recordCache // the band part's records, for every worker (see bandRecord)
+	bands *bandCache  // the band part's computed bands, for every worker (see lazyRecord.band)
 
 	units chan *pairUnit // to the workers, unbuffered: taken in order
 	queue []*pairUnit    // handed out and not reported yet, in order
@@ -474,4 +476,63 @@ func (c recordCache) put(n uint32, v []byte) {
 	e := &c[n]
 	e.n.Store(uint32(len(v)))
 	e.p.Store(&v[0])
+}
+
+// bandCache holds the band hashes of compact records that the band part
+// computed, by document number, for every worker: a record's bands are
+// computed (lazyRecord.band) to tell whether two documents share a band
+// before the one that paired them, and the bands of a short set cost a
+// MinHash of it, more than the rest of a comparison. A document in pairs
+// at several of its bands needs them at each, so they are kept once a
+// worker has computed them all, if its short set is not empty (those of
+// an empty one are zeros). An entry is set at most once in effect: every
+// worker that sets it sets the same hashes. Cost: 8 bytes per document
+// number below maxPairRecords, and 8 a band for each document kept, of at
+// most maxBandCacheDocs documents; the others' are computed at each use.
+type bandCache struct {
+	entries []atomic.Pointer[uint64] // the first of a document's bands
+	bands   int                      // band hashes a document
+	left    atomic.Int64             // documents that may still be kept
+}
+
+// maxBandCacheDocs is the most documents whose bands a bandCache keeps:
+// 142 MB of hashes with 34 bands (the defaults: 14 of the signature, 20
+// of the short set). The million short texts of docs/benchmarks.md fill
+// it, which saves a tenth of the CPU time of their dedup.
+const maxBandCacheDocs = 1 << 19
+
+// newBandCache returns a cache of the bands of the documents numbered
+// below next, each with bands band hashes; nil if they have none.
+func newBandCache(next uint32, bands int) *bandCache {
+	if bands <= 0 {
+		return nil
+	}
+	c := &bandCache{entries: make([]atomic.Pointer[uint64], min(int(next), maxPairRecords)), bands: bands}
+	c.left.Store(maxBandCacheDocs)
+	return c
+}
+
+// get returns the bands of document n, or nil if c does not hold them. The
+// slice is shared: it must not be changed.
+func (c *bandCache) get(n uint32) []uint64 {
+	if c == nil || int64(n) >= int64(len(c.entries)) {
+		return nil
+	}
+	if p := c.entries[n].Load(); p != nil {
+		return unsafe.Slice(p, c.bands)
+	}
+	return nil
+}
+
+// put keeps a copy of bands, all the bands of document n, if c has room:
+// nothing if it is nil, if it holds n's already or if bands are not all
+// of them.
+func (c *bandCache) put(n uint32, bands []uint64) {
+	if c == nil || int64(n) >= int64(len(c.entries)) || len(bands) != c.bands || c.entries[n].Load() != nil {
+		return
+	}
+	if c.left.Load() <= 0 || c.left.Add(-1) < 0 {
+		return // full: no more atomic adds on the shared counter
+	}
+	c.entries[n].Store(&slices.Clone(bands)[0])
 }

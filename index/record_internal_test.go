@@ -174,11 +174,37 @@ func TestRecordLayout(t *testing.T) {
 			t.Fatalf("short set %v: bandsOf = %v, want %v", c.r.short, got, c.r.bands)
 		}
 		var l lazyRecord
-		l.reset(body(v), cl14)
+		l.reset(body(v), cl14, nil, 0)
 		for b, h := range c.r.bands {
 			if got := l.band(b); got != h {
 				t.Fatalf("short set %v: lazy band %d = %016x, want %016x", c.r.short, b, got, h)
 			}
+		}
+		// With a bandCache: the first record computes the bands and
+		// keeps them; a second one of the same document copies them,
+		// from its first band on; neither changes what the cache holds.
+		cache := newBandCache(8, cl14.bands)
+		for round := range 3 {
+			l.reset(body(v), cl14, cache, 3)
+			for b := range c.r.bands {
+				if round == 2 {
+					b = len(c.r.bands) - 1 - b // the last band first
+				}
+				if got := l.band(b); got != c.r.bands[b] {
+					t.Fatalf("short set %v, round %d: lazy band %d = %016x, want %016x", c.r.short, round, b, got, c.r.bands[b])
+				}
+				if round > 0 && len(l.bands) != len(c.r.bands) {
+					t.Fatalf("short set %v, round %d: the bands were not copied whole from the cache", c.r.short, round)
+				}
+				l.bands[0] ^= 1 // the record's copy, not the cache's
+				l.bands[0] ^= 1
+			}
+			if got := cache.get(3); !reflect.DeepEqual(got, c.r.bands) {
+				t.Fatalf("short set %v, round %d: the cache holds %v, want %v", c.r.short, round, got, c.r.bands)
+			}
+		}
+		if cache.get(2) != nil || cache.get(100) != nil {
+			t.Fatal("the cache holds documents never put")
 		}
 	}
 	// flagShort16 in an index of 32-bit short sets, its absence in one of
