@@ -654,7 +654,9 @@ type lazyRecord struct {
 	// those of the signature (sigBands), or all (shortBands). The short
 	// set's cost a MinHash of it, and the bands before a band of the
 	// signature need only the signature's.
+	// They are own's, or those of the bandCache entry, read only.
 	bands                []uint64
+	own                  []uint64
 	sigBands, shortBands bool
 	sig                  []uint64 // the signature, decoded for the bands
 	// cache is the bandCache of the scan (nil for none), and n the
@@ -667,13 +669,13 @@ type lazyRecord struct {
 // bands cache holds once a worker computed them (nil for no cache).
 func (l *lazyRecord) reset(v []byte, lay layout, cache *bandCache, n uint32) {
 	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
-	l.bands, l.sigBands, l.shortBands = l.bands[:0], false, false
+	l.bands, l.sigBands, l.shortBands = l.own[:0], false, false
 	l.cache, l.n = cache, n
 }
 
 // band returns band i of text record l: where it is stored, or, in a
 // compact record, computed once with the others of the signature, or of
-// the short set, or copied from the bandCache entry where a worker put
+// the short set, or read from the bandCache entry where a worker put
 // them all.
 func (l *lazyRecord) band(i int) uint64 {
 	if !compact(l.v) {
@@ -682,7 +684,7 @@ func (l *lazyRecord) band(i int) uint64 {
 	bh := l.lay.bh
 	if !l.sigBands {
 		if b := l.cache.get(l.n); b != nil {
-			l.bands = append(l.bands[:0], b...)
+			l.bands = b
 			l.sigBands, l.shortBands = true, true
 		}
 	}
@@ -692,7 +694,8 @@ func (l *lazyRecord) band(i int) uint64 {
 		if p, ok := partsOf(l.v, l.lay); ok && bh.sigFloor > 0 {
 			n = shortCount(l.v, p)
 		}
-		l.bands = bh.appendSigBands(l.bands[:0], l.sig, n)
+		l.bands = bh.appendSigBands(l.own[:0], l.sig, n)
+		l.own = l.bands
 		l.sigBands = true
 	}
 	if i >= len(l.bands) && !l.shortBands {
@@ -701,6 +704,7 @@ func (l *lazyRecord) band(i int) uint64 {
 			l.sig, short = compactValues(l.sig[:0], l.v, p, l.lay, true)
 		}
 		l.bands = bh.appendShortBandsMasked(l.bands, short)
+		l.own = l.bands
 		l.shortBands = true
 		if len(short) > 0 { // else zeros, computed at no cost
 			l.cache.put(l.n, l.bands)

@@ -496,10 +496,9 @@ type bandCache struct {
 }
 
 // maxBandCacheDocs is the most documents whose bands a bandCache keeps:
-// 142 MB of hashes with 34 bands (the defaults: 14 of the signature, 20
-// of the short set). The million short texts of docs/benchmarks.md fill
-// it, which saves a tenth of the CPU time of their dedup.
-const maxBandCacheDocs = 1 << 19
+// 71 MB of hashes with 34 bands (the defaults: 14 of the signature, 20 of
+// the short set). The million short texts of docs/benchmarks.md fill it.
+const maxBandCacheDocs = 1 << 18
 
 // newBandCache returns a cache of the bands of the documents numbered
 // below next, each with bands band hashes; nil if they have none.
