@@ -716,6 +716,12 @@ func (l *lazyRecord) band(i int) uint64 {
 	return l.bands[i]
 }
 
+// bandsAtHand reports whether the bands of l cost no MinHash to read:
+// stored in the record, computed already, or in the bandCache.
+func (l *lazyRecord) bandsAtHand() bool {
+	return !compact(l.v) || l.shortBands || l.cache.get(l.n) != nil
+}
+
 // sharesBandBefore reports whether the text records l and m share a band
 // before band.
 func (l *lazyRecord) sharesBandBefore(m *lazyRecord, band int) bool {
@@ -762,6 +768,11 @@ func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q que
 			d := bits.OnesCount64(recs[a].fp ^ recs[b].fp)
 			if d <= q.maxDist {
 				continue // reported from the tables
+			}
+			// A pair reported from an earlier band is left out at once
+			// if both have their bands at hand: most pairs share several.
+			if recs[a].bandsAtHand() && recs[b].bandsAtHand() && recs[a].sharesBandBefore(&recs[b], band) {
+				continue
 			}
 			ra, err := recs[a].record()
 			if err != nil {
