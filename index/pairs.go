@@ -513,7 +513,7 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 	lv := x.levels()
 	next := x.readMeta(s.tx).next
 	s.cache = newRecordCache(next)
-	s.bands = newBandCache(next, x.lay.bands)
+	s.bands = newBandCache(next, x.lay)
 	var batch []bandKey
 	flush := func() error {
 		if len(batch) == 0 {
@@ -654,9 +654,7 @@ type lazyRecord struct {
 	// those of the signature (sigBands), or all (shortBands). The short
 	// set's cost a MinHash of it, and the bands before a band of the
 	// signature need only the signature's.
-	// They are own's, or those of the bandCache entry, read only.
 	bands                []uint64
-	own                  []uint64
 	sigBands, shortBands bool
 	sig                  []uint64 // the signature, decoded for the bands
 	// cache is the bandCache of the scan (nil for none), and n the
@@ -669,7 +667,7 @@ type lazyRecord struct {
 // bands cache holds once a worker computed them (nil for no cache).
 func (l *lazyRecord) reset(v []byte, lay layout, cache *bandCache, n uint32) {
 	l.v, l.lay, l.fp, l.full = v, lay, binary.BigEndian.Uint64(v), false
-	l.bands, l.sigBands, l.shortBands = l.own[:0], false, false
+	l.bands, l.sigBands, l.shortBands = l.bands[:0], false, false
 	l.cache, l.n = cache, n
 }
 
@@ -683,8 +681,8 @@ func (l *lazyRecord) band(i int) uint64 {
 	}
 	bh := l.lay.bh
 	if !l.sigBands {
-		if b := l.cache.get(l.n); b != nil {
-			l.bands = b
+		var ok bool
+		if l.bands, ok = l.cache.appendBands(l.bands[:0], l.n); ok {
 			l.sigBands, l.shortBands = true, true
 		}
 	}
@@ -694,8 +692,7 @@ func (l *lazyRecord) band(i int) uint64 {
 		if p, ok := partsOf(l.v, l.lay); ok && bh.sigFloor > 0 {
 			n = shortCount(l.v, p)
 		}
-		l.bands = bh.appendSigBands(l.own[:0], l.sig, n)
-		l.own = l.bands
+		l.bands = bh.appendSigBands(l.bands[:0], l.sig, n)
 		l.sigBands = true
 	}
 	if i >= len(l.bands) && !l.shortBands {
@@ -704,7 +701,6 @@ func (l *lazyRecord) band(i int) uint64 {
 			l.sig, short = compactValues(l.sig[:0], l.v, p, l.lay, true)
 		}
 		l.bands = bh.appendShortBandsMasked(l.bands, short)
-		l.own = l.bands
 		l.shortBands = true
 		if len(short) > 0 { // else zeros, computed at no cost
 			l.cache.put(l.n, l.bands)
@@ -719,7 +715,7 @@ func (l *lazyRecord) band(i int) uint64 {
 // bandsAtHand reports whether the bands of l cost no MinHash to read:
 // stored in the record, computed already, or in the bandCache.
 func (l *lazyRecord) bandsAtHand() bool {
-	return !compact(l.v) || l.shortBands || l.cache.get(l.n) != nil
+	return !compact(l.v) || l.shortBands || l.cache.has(l.n)
 }
 
 // sharesBandBefore reports whether the text records l and m share a band

@@ -3,9 +3,9 @@ package index
 import (
 	"context"
 	"math"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -486,52 +486,80 @@ func (c recordCache) put(n uint32, v []byte) {
 // at several of its bands needs them at each, so they are kept once a
 // worker has computed them all, if its short set is not empty (those of
 // an empty one are zeros). An entry is set at most once in effect: every
-// worker that sets it sets the same hashes. Cost: 8 bytes per document
-// number below maxPairRecords, and 8 a band for each document kept, of at
-// most maxBandCacheDocs documents; the others' are computed at each use.
+// worker that sets it sets the same hashes. A hash is kept in w bytes, its
+// leading bits that the index keeps (see bandHashKeep): 5 at the default
+// ExpectedDocs, 8 in a wide index. Cost: 8 bytes per document number below
+// maxPairRecords, and w a band for each document kept, maxBandCacheBytes in
+// all at most; the others' bands are computed at each use.
 type bandCache struct {
-	entries []atomic.Pointer[uint64] // the first of a document's bands
-	bands   int                      // band hashes a document
-	left    atomic.Int64             // documents that may still be kept
+	entries []atomic.Pointer[byte] // a document's bands, w bytes each
+	bands   int                    // band hashes a document
+	w       int                    // bytes a band hash
+	left    atomic.Int64           // bytes that may still be kept
 }
 
-// maxBandCacheDocs is the most documents whose bands a bandCache keeps:
-// 71 MB of hashes with 34 bands (the defaults: 14 of the signature, 20 of
-// the short set). The million short texts of docs/benchmarks.md fill it.
-const maxBandCacheDocs = 1 << 18
+// maxBandCacheBytes is the most bytes of band hashes a bandCache keeps:
+// those of 394,000 documents with the default settings (34 bands, 14 of
+// the signature and 20 of the short set, of 5 bytes).
+const maxBandCacheBytes = 64 << 20
 
 // newBandCache returns a cache of the bands of the documents numbered
-// below next, each with bands band hashes; nil if they have none.
-func newBandCache(next uint32, bands int) *bandCache {
-	if bands <= 0 {
+// below next, in an index of layout lay; nil if they have none.
+func newBandCache(next uint32, lay layout) *bandCache {
+	if lay.bands <= 0 || lay.bh == nil {
 		return nil
 	}
-	c := &bandCache{entries: make([]atomic.Pointer[uint64], min(int(next), maxPairRecords)), bands: bands}
-	c.left.Store(maxBandCacheDocs)
+	w := 8
+	if keep := lay.bh.keep; keep != 0 {
+		if tz := bits.TrailingZeros64(keep); keep == ^uint64(0)<<tz {
+			w = 8 - tz/8
+		}
+	}
+	c := &bandCache{entries: make([]atomic.Pointer[byte], min(int(next), maxPairRecords)), bands: lay.bands, w: w}
+	c.left.Store(maxBandCacheBytes)
 	return c
 }
 
-// get returns the bands of document n, or nil if c does not hold them. The
-// slice is shared: it must not be changed.
-func (c *bandCache) get(n uint32) []uint64 {
-	if c == nil || int64(n) >= int64(len(c.entries)) {
-		return nil
-	}
-	if p := c.entries[n].Load(); p != nil {
-		return unsafe.Slice(p, c.bands)
-	}
-	return nil
+// has reports whether c holds the bands of document n.
+func (c *bandCache) has(n uint32) bool {
+	return c != nil && int64(n) < int64(len(c.entries)) && c.entries[n].Load() != nil
 }
 
-// put keeps a copy of bands, all the bands of document n, if c has room:
-// nothing if it is nil, if it holds n's already or if bands are not all
-// of them.
+// appendBands appends the bands of document n to dst, and reports whether
+// c held them.
+func (c *bandCache) appendBands(dst []uint64, n uint32) ([]uint64, bool) {
+	if c == nil || int64(n) >= int64(len(c.entries)) {
+		return dst, false
+	}
+	p := c.entries[n].Load()
+	if p == nil {
+		return dst, false
+	}
+	for b := unsafe.Slice(p, c.bands*c.w); len(b) > 0; b = b[c.w:] {
+		var h uint64
+		for _, x := range b[:c.w] {
+			h = h<<8 | uint64(x)
+		}
+		dst = append(dst, h<<(64-8*c.w))
+	}
+	return dst, true
+}
+
+// put keeps bands, all the bands of document n, if c has room: nothing if
+// it is nil, if it holds n's already or if bands are not all of them.
 func (c *bandCache) put(n uint32, bands []uint64) {
 	if c == nil || int64(n) >= int64(len(c.entries)) || len(bands) != c.bands || c.entries[n].Load() != nil {
 		return
 	}
-	if c.left.Load() <= 0 || c.left.Add(-1) < 0 {
+	size := int64(c.bands * c.w)
+	if c.left.Load() < size || c.left.Add(-size) < 0 {
 		return // full: no more atomic adds on the shared counter
 	}
-	c.entries[n].Store(&slices.Clone(bands)[0])
+	b := make([]byte, 0, size)
+	for _, h := range bands {
+		for i := range c.w {
+			b = append(b, byte(h>>(56-8*i)))
+		}
+	}
+	c.entries[n].Store(&b[0])
 }

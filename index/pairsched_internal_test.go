@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"math/rand/v2"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -93,5 +94,65 @@ func TestPairSchedUnitFails(t *testing.T) {
 	n := 0
 	if err := x.Pairs(context.Background(), nil, func(Pair) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("Pairs after the failures: %d pairs, %v", n, err)
+	}
+}
+
+// TestBandCache checks that a bandCache gives back the band hashes put,
+// kept in the bytes of the bits the index keeps (5 at the default
+// ExpectedDocs, 6 at a larger one, all 8 in a wide index), that it keeps
+// a document's once, none of a document beyond its numbers or of a wrong
+// count, and nothing once its bytes are spent.
+func TestBandCache(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		s Settings
+		w int
+	}{
+		{Settings{}, 5},
+		{Settings{ExpectedDocs: 1 << 30}, 6},
+		{Settings{wide: true}, 8},
+	} {
+		bh := smallBandHasherOf(t, &c.s)
+		lay := layout{bands: bh.bands + bh.shortBands, bh: bh}
+		cache := newBandCache(100, lay)
+		if cache.w != c.w {
+			t.Fatalf("keep %016x: %d bytes a band, want %d", bh.keep, cache.w, c.w)
+		}
+		rng := rand.New(rand.NewPCG(uint64(c.w), 1))
+		bands := func() []uint64 {
+			b := make([]uint64, lay.bands)
+			for i := range b {
+				b[i] = rng.Uint64() & bh.keep
+			}
+			return b
+		}
+		want := map[uint32][]uint64{}
+		for n := range uint32(100) {
+			if n%3 == 0 {
+				want[n] = bands()
+				cache.put(n, want[n])
+				cache.put(n, bands()) // kept once
+			}
+		}
+		cache.put(100, bands())             // beyond its numbers
+		cache.put(1, bands()[:lay.bands-1]) // not all of them
+		for n := range uint32(101) {
+			got, ok := cache.appendBands([]uint64{7}, n)
+			if ok != cache.has(n) || ok != (want[n] != nil) {
+				t.Fatalf("w=%d: document %d: held %v, has %v, want %v", c.w, n, ok, cache.has(n), want[n] != nil)
+			}
+			if ok && !slices.Equal(got, append([]uint64{7}, want[n]...)) {
+				t.Fatalf("w=%d: document %d: %x, want %x", c.w, n, got[1:], want[n])
+			}
+		}
+		// Full: nothing more is kept, and the count stays put.
+		cache.left.Store(int64(lay.bands*c.w) - 1)
+		cache.put(2, bands())
+		if cache.has(2) || cache.left.Load() != int64(lay.bands*c.w)-1 {
+			t.Fatalf("w=%d: a full cache kept a document's bands (%d bytes left)", c.w, cache.left.Load())
+		}
+	}
+	if newBandCache(10, layout{}) != nil {
+		t.Fatal("a cache of an index without bands")
 	}
 }
