@@ -46,7 +46,9 @@ type Pair struct {
 // Len()*Design.Candidates(k, Len())/2 comparisons, and two lookups per
 // pair reported. With MinSimilarity it also compares the documents that
 // share a band, pairwise, keeping the records it reads, 16 bytes per
-// document number (64 MB at most). With a set method it runs, for every
+// document number (64 MB at most), and the bands it computes of compact
+// records with a short set, 8 bytes per document number and 64 MiB of
+// hashes at most. With a set method it runs, for every
 // document, the query of its set and exact hash (see QueryOptions), and
 // the table scan only when opts.MaxDistance is set: it costs about the sum
 // over set hashes of the squared posting sizes.

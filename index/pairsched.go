@@ -31,7 +31,8 @@ import (
 // reported, each holding at most pairBudget/queueUnits(workers) pairs (24
 // bytes each) before its worker waits for the caller's goroutine to reach
 // it, so about pairBudget pairs are buffered in all; the workers share the
-// records the band part read (recordCache).
+// records the band part read (recordCache) and the bands it computed
+// (bandCache).
 
 // pairFunc is the function the pairs are reported to: two document numbers,
 // their distance and similarity.
