@@ -52,8 +52,8 @@ func (l Linkage) String() string {
 // documents ms, sorted by document number, in the order given by order
 // (nil: by Seq), each cluster's Members in the order of ms and its
 // Representative its center. Cost: a sort of ms and of the edges, and a
-// pass over the edges; memory 12 bytes per document of ms and 4 per
-// document number up to the last of ms.
+// pass over the edges; memory 12 bytes per document of ms, and 4 per
+// document number up to the last of ms when they are one in 8 or more.
 func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []Cluster {
 	// rank[i] is the place of ms[i] in the order, and byRank its inverse.
 	byRank := make([]int32, len(ms))
@@ -70,19 +70,24 @@ func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []
 		rank[i] = int32(r)
 	}
 	// The rank of each document number of ms, looked up once per end of an
-	// edge: a table, as a binary search over ms costs a cache miss a step.
-	var last uint32
-	if len(ms) > 0 {
-		last = ms[len(ms)-1].Seq
+	// edge: from a table when ms holds one number in 8 or more up to its
+	// last (a binary search over ms costs a cache miss a step), else by a
+	// binary search.
+	rankOf := func(n uint32) int32 {
+		i, _ := slices.BinarySearchFunc(ms, n, func(m Member, n uint32) int { return cmp.Compare(m.Seq, n) })
+		return rank[i]
 	}
-	rankOf := make([]int32, int(last)+1)
-	for i, m := range ms {
-		rankOf[m.Seq] = rank[i]
+	if len(ms) > 0 && int(ms[len(ms)-1].Seq)/8 < len(ms) {
+		table := make([]int32, int(ms[len(ms)-1].Seq)+1)
+		for i, m := range ms {
+			table[m.Seq] = rank[i]
+		}
+		rankOf = func(n uint32) int32 { return table[n] }
 	}
 	// Each edge by ranks, the earlier first, in the order of its earlier
 	// document, then of its later one.
 	for i, e := range edges {
-		a, b := rankOf[uint32(e>>32)], rankOf[uint32(e)]
+		a, b := rankOf(uint32(e>>32)), rankOf(uint32(e))
 		edges[i] = uint64(min(a, b))<<32 | uint64(max(a, b))
 	}
 	const none = -1
@@ -167,7 +172,9 @@ func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Membe
 // through c, a cursor of the docs bucket. It scans the records from the
 // first such document when at least one in pairedScan of those from there
 // on is one, and seeks each one's otherwise. Cost: a record read and an
-// ID's allocation a member, and with the scan a step per record.
+// ID's allocation a member, and with the scan a step per record. A damaged
+// group of records is an ErrCorrupt (a groupDamage panic, see seekRecord),
+// with the scan also one that holds no such document.
 func (x *Index) pairedMembers(c *bolt.Cursor, paired []uint64) ([]Member, error) {
 	count, first, last := 0, -1, 0
 	for w, bits := range paired {

@@ -228,6 +228,60 @@ func TestCenterLinkageFingerprints(t *testing.T) {
 	}
 }
 
+// TestCenterLinkageSparse checks CenterLinkage against brute force when
+// few documents are in pairs (fewer than one in 8 of the numbers), whose
+// members are read by a seek each and placed in the order by a binary
+// search: a few planted families among many random fingerprints.
+func TestCenterLinkageSparse(t *testing.T) {
+	const k = 3
+	rng := rand.New(rand.NewPCG(25, 1))
+	c := &corpus{}
+	for i := 0; len(c.fps) < 3000; i++ {
+		if i%100 == 50 {
+			root := rng.Uint64()
+			c.add(root)
+			c.add(flip(rng, root, 1+rng.IntN(k)))
+			c.add(flip(rng, root, 1+rng.IntN(k)))
+		} else {
+			c.add(rng.Uint64())
+		}
+	}
+	pairs := map[[2]string]bool{}
+	paired := map[string]bool{}
+	for i := range c.fps {
+		for j := i + 1; j < len(c.fps); j++ {
+			if bits.OnesCount64(c.fps[i]^c.fps[j]) <= k {
+				pairs[[2]string{c.ids[i], c.ids[j]}] = true
+				paired[c.ids[i]], paired[c.ids[j]] = true, true
+			}
+		}
+	}
+	if len(paired) == 0 || len(paired)*8 >= len(c.fps) {
+		t.Fatalf("%d of %d documents in pairs; the test wants a few", len(paired), len(c.fps))
+	}
+	x := newIndex(t, &index.Settings{MaxDistance: k, ExpectedDocs: len(c.fps)})
+	if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		order func(a, b index.Member) int
+		less  func(a, b string) int // the same order, by ID
+	}{
+		{"input", nil, strings.Compare},
+		{"reverse", func(a, b index.Member) int { return cmp.Compare(b.Seq, a.Seq) }, func(a, b string) int { return strings.Compare(b, a) }},
+	} {
+		order := slices.Clone(c.ids)
+		slices.SortStableFunc(order, tc.less)
+		want, _ := bruteCenters(order, pairs)
+		got := centerClusters(t, x, index.QueryOptions{CenterOrder: tc.order})
+		if !slices.EqualFunc(got, want, slices.Equal) {
+			t.Fatalf("%s: %d clusters, brute force %d; first difference at %v", tc.name, len(got), len(want), firstDiff(got, want))
+		}
+		checkCenters(t, got, pairs, order)
+	}
+}
+
 // firstDiff returns the first cluster of a that b does not have at the
 // same place, and b's.
 func firstDiff(a, b [][]string) [2][]string {

@@ -47,8 +47,8 @@ type Pair struct {
 // pair reported. With MinSimilarity it also compares the documents that
 // share a band, pairwise, keeping the records it reads, 16 bytes per
 // document number (64 MB at most), and the bands it computes of compact
-// records with a short set, 8 bytes per document number and 64 MiB of
-// hashes at most. With a set method it runs, for every
+// records with a short set, 8 bytes per document number (32 MiB at most)
+// and 64 MiB of hashes at most. With a set method it runs, for every
 // document, the query of its set and exact hash (see QueryOptions), and
 // the table scan only when opts.MaxDistance is set: it costs about the sum
 // over set hashes of the squared posting sizes.
@@ -698,15 +698,21 @@ func (l *lazyRecord) band(i int) uint64 {
 		l.sigBands = true
 	}
 	if i >= len(l.bands) && !l.shortBands {
-		var short []uint64
-		if p, ok := partsOf(l.v, l.lay); ok {
-			l.sig, short = compactValues(l.sig[:0], l.v, p, l.lay, true)
+		// All of them, from the cache if a worker has put them since.
+		sig := len(l.bands)
+		var cached bool
+		if l.bands, cached = l.cache.appendBands(l.bands[:0], l.n); !cached {
+			l.bands = l.bands[:sig]
+			var short []uint64
+			if p, ok := partsOf(l.v, l.lay); ok {
+				l.sig, short = compactValues(l.sig[:0], l.v, p, l.lay, true)
+			}
+			l.bands = bh.appendShortBandsMasked(l.bands, short)
+			if len(short) > 0 { // else zeros, computed at no cost
+				l.cache.put(l.n, l.bands)
+			}
 		}
-		l.bands = bh.appendShortBandsMasked(l.bands, short)
 		l.shortBands = true
-		if len(short) > 0 { // else zeros, computed at no cost
-			l.cache.put(l.n, l.bands)
-		}
 	}
 	if i >= len(l.bands) {
 		return 0 // a record too short to hold its parts: no band
@@ -769,7 +775,8 @@ func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q que
 			}
 			// A pair reported from an earlier band is left out at once
 			// if both have their bands at hand: most pairs share several.
-			if recs[a].bandsAtHand() && recs[b].bandsAtHand() && recs[a].sharesBandBefore(&recs[b], band) {
+			early := recs[a].bandsAtHand() && recs[b].bandsAtHand()
+			if early && recs[a].sharesBandBefore(&recs[b], band) {
 				continue
 			}
 			ra, err := recs[a].record()
@@ -789,7 +796,7 @@ func (x *Index) bandGroupPairs(band int, recs []lazyRecord, nums []uint32, q que
 			if sim < q.minSim && !check {
 				continue
 			}
-			if recs[a].sharesBandBefore(&recs[b], band) {
+			if !early && recs[a].sharesBandBefore(&recs[b], band) {
 				continue // reported from an earlier band
 			}
 			if x.settings.MinBands > 1 && shingle.SharedBands(recs[a].allBands(), recs[b].allBands()) < x.settings.MinBands {

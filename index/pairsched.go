@@ -489,9 +489,12 @@ func (c recordCache) put(n uint32, v []byte) {
 // an empty one are zeros). An entry is set at most once in effect: every
 // worker that sets it sets the same hashes. A hash is kept in w bytes, its
 // leading bits that the index keeps (see bandHashKeep): 5 at the default
-// ExpectedDocs, 8 in a wide index. Cost: 8 bytes per document number below
-// maxPairRecords, and w a band for each document kept, maxBandCacheBytes in
-// all at most; the others' bands are computed at each use.
+// ExpectedDocs, 6 at the largest. Cost: 8 bytes per document number below
+// maxPairRecords (32 MiB at most), and w bytes a band for each document
+// kept, maxBandCacheBytes in all at most (each document's rounded up to
+// the heap's size class: 176 bytes for 170); the others' bands are
+// computed at each use. An index without compact records with short sets
+// (a wide one, or one without the short-text layer) has no bandCache.
 type bandCache struct {
 	entries []atomic.Pointer[byte] // a document's bands, w bytes each
 	bands   int                    // band hashes a document
@@ -505,9 +508,10 @@ type bandCache struct {
 const maxBandCacheBytes = 64 << 20
 
 // newBandCache returns a cache of the bands of the documents numbered
-// below next, in an index of layout lay; nil if they have none.
+// below next, in an index of layout lay; nil if it would keep none: their
+// records are not compact or have no short-set bands.
 func newBandCache(next uint32, lay layout) *bandCache {
-	if lay.bands <= 0 || lay.bh == nil {
+	if lay.bands <= 0 || lay.bh == nil || lay.wide || lay.bh.shortBands == 0 {
 		return nil
 	}
 	w := 8

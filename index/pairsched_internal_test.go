@@ -99,9 +99,10 @@ func TestPairSchedUnitFails(t *testing.T) {
 
 // TestBandCache checks that a bandCache gives back the band hashes put,
 // kept in the bytes of the bits the index keeps (5 at the default
-// ExpectedDocs, 6 at a larger one, all 8 in a wide index), that it keeps
-// a document's once, none of a document beyond its numbers or of a wrong
-// count, and nothing once its bytes are spent.
+// ExpectedDocs, 6 at a larger one and with 16-bit signatures), that it
+// keeps a document's once, none of a document beyond its numbers or of a
+// wrong count, and nothing once its bytes are spent; and that an index
+// whose records are not compact, or have no short-set bands, has none.
 func TestBandCache(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -110,7 +111,7 @@ func TestBandCache(t *testing.T) {
 	}{
 		{Settings{}, 5},
 		{Settings{ExpectedDocs: 1 << 30}, 6},
-		{Settings{wide: true}, 8},
+		{Settings{sig16: true}, 6},
 	} {
 		bh := smallBandHasherOf(t, &c.s)
 		lay := layout{bands: bh.bands + bh.shortBands, bh: bh}
@@ -154,5 +155,13 @@ func TestBandCache(t *testing.T) {
 	}
 	if newBandCache(10, layout{}) != nil {
 		t.Fatal("a cache of an index without bands")
+	}
+	wide := smallBandHasherOf(t, &Settings{wide: true})
+	if newBandCache(10, layout{bands: wide.bands + wide.shortBands, bh: wide, wide: true}) != nil {
+		t.Fatal("a cache of a wide index, whose records are not compact")
+	}
+	noShort := smallBandHasherOf(t, &Settings{ShortUnits: NoShortLayer})
+	if noShort.shortBands != 0 || newBandCache(10, layout{bands: noShort.bands, bh: noShort}) != nil {
+		t.Fatalf("a cache of an index without short-set bands (%d)", noShort.shortBands)
 	}
 }

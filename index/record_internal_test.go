@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -203,6 +204,25 @@ func TestRecordLayout(t *testing.T) {
 		}
 		if cache.has(2) || cache.has(100) {
 			t.Fatal("the cache holds documents never put")
+		}
+		// A record that has its signature's bands reads the rest from
+		// the cache if a worker put them all since (here made up, to
+		// tell them from computed ones).
+		made := slices.Clone(c.r.bands)
+		for b := cl14.bh.bands; b < len(made); b++ {
+			made[b] ^= 1 << 63
+		}
+		var m lazyRecord
+		m.reset(body(v), cl14, cache, 5)
+		m.band(0)
+		if len(m.bands) != cl14.bh.bands {
+			t.Fatalf("short set %v: %d bands computed for band 0, want the signature's %d", c.r.short, len(m.bands), cl14.bh.bands)
+		}
+		cache.put(5, made)
+		for b := range made {
+			if got := m.band(b); got != made[b] {
+				t.Fatalf("short set %v: band %d after the cache got it = %016x, want %016x", c.r.short, b, got, made[b])
+			}
 		}
 	}
 	// flagShort16 in an index of 32-bit short sets, its absence in one of

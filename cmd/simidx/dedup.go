@@ -622,23 +622,30 @@ func clusterRecords(ctx context.Context, x *index.Index, opts *index.QueryOption
 		}
 		return err
 	}
-	records := func(b []kept) ([]clusterRecord, error) {
-		recs := make([]clusterRecord, len(b))
-		for i, ck := range b {
-			var err error
-			if recs[i], err = clusterRecordOf(x, opts, ck.c, ck.k, sim); err != nil {
-				return nil, err
-			}
-		}
-		return recs, nil
+	// The records of a batch up to the first that failed, and its error:
+	// the clusters before it are written, as they would be one at a time.
+	type made struct {
+		recs []clusterRecord
+		err  error
 	}
-	outAll := func(recs []clusterRecord) error {
-		for _, r := range recs {
+	records := func(b []kept) (made, error) {
+		recs := make([]clusterRecord, 0, len(b))
+		for _, ck := range b {
+			r, err := clusterRecordOf(x, opts, ck.c, ck.k, sim)
+			if err != nil {
+				return made{recs, err}, nil
+			}
+			recs = append(recs, r)
+		}
+		return made{recs, nil}, nil
+	}
+	outAll := func(m made) error {
+		for _, r := range m.recs {
 			if err := out(r); err != nil {
 				return err
 			}
 		}
-		return nil
+		return m.err
 	}
 	return ordered.Map(ctx, runtime.GOMAXPROCS(0), each, records, outAll)
 }
