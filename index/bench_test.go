@@ -504,3 +504,83 @@ func BenchmarkAnalyze(b *testing.B) {
 		f.Analyze(texts[i%len(texts)])
 	}
 }
+
+// BenchmarkClustersShort measures what simidx dedup does after its load
+// on short texts: Clusters with center linkage (the band part of Pairs,
+// whose pairs of short texts at several bands cost a MinHash of their
+// short sets unless the bandCache holds their bands), and the comparison
+// of each cluster's members with its center by ID (CompareAll) and by
+// Member (CompareMembers). The index holds benchTexts() texts of 8 to 20
+// words drawn from the licence texts, a third of them originals and the
+// others copies of one with a word replaced. The bytes per second are
+// documents.
+func BenchmarkClustersShort(b *testing.B) {
+	text := textGen(b)
+	rng := rand.New(rand.NewPCG(7, 8))
+	var docs []index.Doc
+	for len(docs) < benchTexts() {
+		ws := strings.Fields(string(text()))[:8+rng.IntN(13)]
+		docs = append(docs, index.Doc{ID: "s" + strconv.Itoa(len(docs)), Text: []byte(strings.Join(ws, " "))})
+		for range 2 {
+			cp := slices.Clone(ws)
+			cp[rng.IntN(len(cp))] = "edited"
+			docs = append(docs, index.Doc{ID: "s" + strconv.Itoa(len(docs)), Text: []byte(strings.Join(cp, " "))})
+		}
+	}
+	x, err := index.Open(filepath.Join(b.TempDir(), "s.simidx"), &index.Options{Log: directLog, NoSync: true, Settings: &index.Settings{ExpectedDocs: len(docs)}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { x.Close() })
+	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
+		b.Fatal(err)
+	}
+	center := &index.QueryOptions{Linkage: index.CenterLinkage}
+	var clusters []index.Cluster
+	clustersOf := func() {
+		clusters = clusters[:0]
+		if err := x.Clusters(context.Background(), center, func(c index.Cluster) error { clusters = append(clusters, c); return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("clusters", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(docs)))
+		for b.Loop() {
+			clustersOf()
+		}
+	})
+	clustersOf()
+	if len(clusters) < len(docs)/6 {
+		b.Fatalf("%d clusters of %d texts", len(clusters), len(docs))
+	}
+	members := 0
+	for _, c := range clusters {
+		members += len(c.Members)
+	}
+	for _, by := range []string{"ids", "members"} {
+		b.Run("compare/"+by, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(members))
+			for b.Loop() {
+				for _, c := range clusters {
+					i := slices.IndexFunc(c.Members, func(m index.Member) bool { return m.ID == c.Representative })
+					k, others := c.Members[i], slices.Delete(slices.Clone(c.Members), i, i+1)
+					var err error
+					if by == "ids" {
+						ids := make([]string, len(others))
+						for i, m := range others {
+							ids[i] = m.ID
+						}
+						_, err = x.CompareAll(k.ID, ids, nil)
+					} else {
+						_, err = x.CompareMembers(k, others, nil)
+					}
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
