@@ -171,17 +171,7 @@ func TestCenterLinkageFingerprints(t *testing.T) {
 			c.add(rng.Uint64())
 		}
 	}
-	pairs := map[[2]string]bool{}
-	degree := map[string]int{}
-	for i := range c.fps {
-		for j := i + 1; j < len(c.fps); j++ {
-			if bits.OnesCount64(c.fps[i]^c.fps[j]) <= k {
-				pairs[[2]string{c.ids[i], c.ids[j]}] = true
-				degree[c.ids[i]]++
-				degree[c.ids[j]]++
-			}
-		}
-	}
+	pairs, degree := fingerprintPairs(c, k)
 	x := newIndex(t, &index.Settings{MaxDistance: k, ExpectedDocs: len(c.fps)})
 	if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
 		t.Fatal(err)
@@ -191,31 +181,13 @@ func TestCenterLinkageFingerprints(t *testing.T) {
 	for i, id := range c.ids {
 		random[id] = perm[i]
 	}
-	for _, tc := range []struct {
-		name  string
-		order func(a, b index.Member) int
-		less  func(a, b string) int // the same order, by ID
-	}{
-		{"input", nil, strings.Compare}, // the IDs are in input order
-		{"reverse", func(a, b index.Member) int { return cmp.Compare(b.Seq, a.Seq) }, func(a, b string) int { return strings.Compare(b, a) }},
-		{"degree", func(a, b index.Member) int { return cmp.Compare(degree[b.ID], degree[a.ID]) },
+	for _, tc := range append(seqOrders(),
+		centerOrder{"degree", func(a, b index.Member) int { return cmp.Compare(degree[b.ID], degree[a.ID]) },
 			func(a, b string) int { return cmp.Or(cmp.Compare(degree[b], degree[a]), strings.Compare(a, b)) }},
-		{"random", func(a, b index.Member) int { return cmp.Compare(random[a.ID], random[b.ID]) },
+		centerOrder{"random", func(a, b index.Member) int { return cmp.Compare(random[a.ID], random[b.ID]) },
 			func(a, b string) int { return cmp.Compare(random[a], random[b]) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			order := slices.Clone(c.ids)
-			slices.SortStableFunc(order, tc.less)
-			want, _ := bruteCenters(order, pairs)
-			got := centerClusters(t, x, index.QueryOptions{CenterOrder: tc.order})
-			if len(want) < 300 {
-				t.Fatalf("only %d clusters; make the test harder", len(want))
-			}
-			if !slices.EqualFunc(got, want, slices.Equal) {
-				t.Fatalf("%d clusters, brute force %d; first difference at %v", len(got), len(want), firstDiff(got, want))
-			}
-			checkCenters(t, got, pairs, order)
-		})
+	) {
+		t.Run(tc.name, func(t *testing.T) { checkCenterOrder(t, x, c.ids, pairs, tc, 300) })
 	}
 	// The planted families chain: single linkage joins more than center
 	// linkage, which leaves out no document it joins but splits them.
@@ -246,40 +218,69 @@ func TestCenterLinkageSparse(t *testing.T) {
 			c.add(rng.Uint64())
 		}
 	}
-	pairs := map[[2]string]bool{}
-	paired := map[string]bool{}
-	for i := range c.fps {
-		for j := i + 1; j < len(c.fps); j++ {
-			if bits.OnesCount64(c.fps[i]^c.fps[j]) <= k {
-				pairs[[2]string{c.ids[i], c.ids[j]}] = true
-				paired[c.ids[i]], paired[c.ids[j]] = true, true
-			}
-		}
-	}
-	if len(paired) == 0 || len(paired)*8 >= len(c.fps) {
-		t.Fatalf("%d of %d documents in pairs; the test wants a few", len(paired), len(c.fps))
+	pairs, degree := fingerprintPairs(c, k)
+	if len(degree) == 0 || len(degree)*8 >= len(c.fps) {
+		t.Fatalf("%d of %d documents in pairs; the test wants a few", len(degree), len(c.fps))
 	}
 	x := newIndex(t, &index.Settings{MaxDistance: k, ExpectedDocs: len(c.fps)})
 	if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		name  string
-		order func(a, b index.Member) int
-		less  func(a, b string) int // the same order, by ID
-	}{
+	for _, tc := range seqOrders() {
+		t.Run(tc.name, func(t *testing.T) { checkCenterOrder(t, x, c.ids, pairs, tc, 1) })
+	}
+}
+
+// fingerprintPairs returns the pairs of documents of c within k bits,
+// computed without the index (each by its IDs in input order), and the
+// number of pairs of each document in one.
+func fingerprintPairs(c *corpus, k int) (pairs map[[2]string]bool, degree map[string]int) {
+	pairs, degree = map[[2]string]bool{}, map[string]int{}
+	for i := range c.fps {
+		for j := i + 1; j < len(c.fps); j++ {
+			if bits.OnesCount64(c.fps[i]^c.fps[j]) <= k {
+				pairs[[2]string{c.ids[i], c.ids[j]}] = true
+				degree[c.ids[i]]++
+				degree[c.ids[j]]++
+			}
+		}
+	}
+	return pairs, degree
+}
+
+// centerOrder is an order of the centers: as QueryOptions.CenterOrder
+// takes it, and the same order of the IDs.
+type centerOrder struct {
+	name  string
+	order func(a, b index.Member) int
+	less  func(a, b string) int
+}
+
+// seqOrders are the orders of addition and its reverse, of documents
+// whose IDs sort in input order.
+func seqOrders() []centerOrder {
+	return []centerOrder{
 		{"input", nil, strings.Compare},
 		{"reverse", func(a, b index.Member) int { return cmp.Compare(b.Seq, a.Seq) }, func(a, b string) int { return strings.Compare(b, a) }},
-	} {
-		order := slices.Clone(c.ids)
-		slices.SortStableFunc(order, tc.less)
-		want, _ := bruteCenters(order, pairs)
-		got := centerClusters(t, x, index.QueryOptions{CenterOrder: tc.order})
-		if !slices.EqualFunc(got, want, slices.Equal) {
-			t.Fatalf("%s: %d clusters, brute force %d; first difference at %v", tc.name, len(got), len(want), firstDiff(got, want))
-		}
-		checkCenters(t, got, pairs, order)
 	}
+}
+
+// checkCenterOrder checks the clusters of CenterLinkage of x in order tc
+// against brute force over pairs of the documents ids, which must find
+// atLeast clusters for the test to mean something.
+func checkCenterOrder(t *testing.T, x *index.Index, ids []string, pairs map[[2]string]bool, tc centerOrder, atLeast int) {
+	t.Helper()
+	order := slices.Clone(ids)
+	slices.SortStableFunc(order, tc.less)
+	want, _ := bruteCenters(order, pairs)
+	got := centerClusters(t, x, index.QueryOptions{CenterOrder: tc.order})
+	if len(want) < atLeast {
+		t.Fatalf("only %d clusters; make the test harder", len(want))
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("%d clusters, brute force %d; first difference at %v", len(got), len(want), firstDiff(got, want))
+	}
+	checkCenters(t, got, pairs, order)
 }
 
 // firstDiff returns the first cluster of a that b does not have at the
