@@ -54,6 +54,8 @@ var goBenches = []goBench{
 		What: "`POST /v1/query` through the server's handler without the network: the request's parsing, the query on an index of 20,000 texts, the answer and the metrics; half the queries are edited copies of stored texts."},
 	{Title: "The reading of an add body", Pkg: "./...", Bench: "BenchmarkParseDocs$",
 		What: "The reading of a `POST /v1/documents` body: its JSON, the checks of each document and the analysis of its text, for one document of 30 to 80 words (`1`) and for 100 (`100`)."},
+	{Title: "Clusters of short texts", Pkg: "./index", Bench: "BenchmarkClustersShort$", Sized: true, Time: "5x",
+		What: "What `simidx dedup` does after its load, on {TEXTS} texts of 8 to 20 words drawn from the licence texts, a third of them originals and the others copies with a word replaced: `Clusters` with center linkage (`clusters`), and each cluster's members compared with its center by ID (`compare/ids`, `CompareAll`) and by `Member` (`compare/members`, `CompareMembers`); MB/s is millions of documents, or of members, a second."},
 	{Title: "Queries over pending adds", Pkg: "./index", Bench: "BenchmarkQueryPending$",
 		What: "`Query` of a text against an index of 2,000 texts in the file and 1,000 added through the log and not yet applied to it, half the queries edited copies of pending texts: the file's answer merged with the pending level's."},
 }
