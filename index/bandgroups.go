@@ -21,12 +21,14 @@ import (
 // number and the leading g bits of the hash, 5 bytes (bandGroupKey), and
 // its value is the group's entries in hash order, each the hash, the
 // length of its posting (a uvarint) and the posting (singletonPosting or a
-// roaring bitmap). g is bandGroupBits(Settings.ExpectedDocs), so that a
-// group holds about 16 hashes at the expected size: a bulk load writes one
-// key per group instead of one per hash, and a group costs one bbolt
-// element (16 bytes and a key) instead of one per hash. An online add
-// reads and rewrites the groups of its bands, about 16 entries each at the
-// expected size, more in an index grown far beyond it.
+// roaring bitmap). g is bandGroupBits(Settings.ExpectedDocs, form), so
+// that a group holds about 16 hashes at the expected size in an index
+// created by schema 9 to 14, about 64 (bandGroupTarget) in one created by
+// schema 15 or later: a bulk load writes one key per group instead of one
+// per hash, and a group costs one bbolt element (16 bytes and a key)
+// instead of one per hash. An online add reads and rewrites the groups of
+// its bands, about 16 or 64 entries each at the expected size, more in an
+// index grown far beyond it.
 //
 // An entry holds the hash in groupCodec.w bytes: in an index created by
 // schema 10 or later, whose band hashes have 48 bits (see bands.go), the
@@ -52,6 +54,12 @@ import (
 // over 2^21, 1 for near ones, where a roaring bitmap of 2 documents takes
 // about 27); x = b<<2 is a roaring bitmap of b bytes, of more documents.
 //
+// An index created by schema 15 or later (second byte 3, groupsLarge)
+// writes its entries as schema 14 does, in groups of about 64 hashes at
+// the expected size (g two bits narrower), whose band hashes have b =
+// g+24 bits, at least 38, at most 48 (bandHashBits): 38 and 14 at the
+// default ExpectedDocs, so an entry's hash still takes 3 bytes.
+//
 // An index created before schema 9 keeps one key per hash (appendBandKey:
 // the band number and the hash, 9 bytes) and is read and written so; its
 // meta has no bandgroups key (groupCodec.g < 0).
@@ -74,7 +82,8 @@ const maxListDocs = 32
 const (
 	groupsUntagged = 0 // schemas 9 to 12: a length and the posting
 	groupsTagged   = 1 // schema 13: a posting of one document is its number
-	groupsListed   = 2 // schema 14 on: and a posting of a few is a list
+	groupsListed   = 2 // schema 14: and a posting of a few is a list
+	groupsLarge    = 3 // schema 15 on: listed entries, about 64 a group
 )
 
 // groupCodecFor returns the groupCodec of an index with group width g
@@ -82,11 +91,11 @@ const (
 // form (groupsUntagged, groupsTagged or groupsListed).
 func groupCodecFor(g int, wide bool, form byte) groupCodec {
 	c := groupCodec{g: g, w: 8, tagged: form != groupsUntagged && g >= 0}
-	c.lists = c.tagged && form == groupsListed
+	c.lists = c.tagged && form >= groupsListed
 	switch {
 	case g < 0 || wide:
 	case c.tagged:
-		c.w = (bandHashBits(g) - g + 7) / 8
+		c.w = (bandHashBits(g, form) - g + 7) / 8
 	default:
 		c.w = (48 - g + 7) / 8
 	}
@@ -128,11 +137,25 @@ func (c groupCodec) hash(p uint32, b []byte) uint64 {
 }
 
 // bandGroupBits returns the group width of the bands bucket of an index
-// of n expected documents: about groupTarget hashes a group, as the
-// tables' groups.
-func bandGroupBits(n int) int {
-	return max(1, min(int(math.Ceil(math.Log2(float64(n)/groupTarget))), 32))
+// of n expected documents whose band groups have the given form: about
+// bandGroupTarget hashes a group in an index created by schema 15 or later
+// (groupsLarge), about groupTarget (16) in one created before.
+func bandGroupBits(n int, form byte) int {
+	t := float64(groupTarget)
+	if form == groupsLarge {
+		t = bandGroupTarget
+	}
+	return max(1, min(int(math.Ceil(math.Log2(float64(n)/t))), 32))
 }
+
+// bandGroupTarget is the mean number of hashes a band group of an index
+// created by schema 15 or later holds at the expected size. A bulk load
+// writes one bbolt key per group, at about half a microsecond each on one
+// goroutine, so larger groups cut the serial part of a load; a query scans
+// a group's entries up to its hash (about bandGroupTarget/2, a few
+// nanoseconds each: see groupCodec.posting), and an online add rewrites
+// the groups of its bands.
+const bandGroupTarget = 64
 
 // keyBandGroups is the meta key of the group width of the bands bucket.
 var keyBandGroups = []byte("bandgroups")
@@ -369,13 +392,18 @@ func readDocList(dst []uint32, v []byte, c uint64) ([]uint32, []byte, error) {
 }
 
 // posting returns the posting of hash h in the value v of the group of
-// key, or nil if the group has none. It costs a scan of the entries
-// before h's.
+// key, or nil if the group has none. The entries before h's are skipped by
+// their lengths (skipTo), a few nanoseconds each, and h's is decoded as
+// scan decodes it.
 func (c groupCodec) posting(key, v []byte, h uint64) ([]byte, error) {
 	var found []byte
-	err := c.scan(key, v, func(e *groupEntry) error {
+	err := c.scan(key, v[c.skipTo(key, v, h):], func(e *groupEntry) error {
 		if e.h >= h {
 			if e.h == h {
+				if e.p == nil && e.docs == nil { // one document
+					found = appendSingletonPosting(make([]byte, 0, singletonSize), e.n)
+					return errStop
+				}
 				var mem postingMem
 				p, err := mem.posting(e)
 				if err != nil {
@@ -391,6 +419,95 @@ func (c groupCodec) posting(key, v []byte, h uint64) ([]byte, error) {
 		err = nil
 	}
 	return found, err
+}
+
+// skipTo returns the offset in the value v of the group of key of the
+// first entry whose hash may be h or greater: the entries before it are
+// skipped by the lengths of their postings, without decoding them. It
+// stops early, for scan to report, at an entry that is truncated or
+// malformed, or at the one before an entry out of order; it skips none
+// in an untagged group or for a hash of another group. A list of numbers
+// beyond 32 bits is not noticed here, but by scan and Check.
+func (c groupCodec) skipTo(key, v []byte, h uint64) int {
+	if !c.tagged || c.w == 8 || len(key) != bandGroupKeyLen {
+		return 0
+	}
+	p := uint32(h >> 32)
+	if c.g < 32 {
+		p &^= 1<<(32-c.g) - 1
+	}
+	if p != binary.BigEndian.Uint32(key[1:]) {
+		return 0
+	}
+	// An entry of bytes s holds hash p<<32 | s<<(64-8w)>>g: it is before
+	// h if s is less than want.
+	want := h << c.g >> (64 - 8*c.w)
+	off, prev := 0, 0
+	var last uint64
+	for off < len(v) {
+		e := v[off:]
+		if len(e) < c.w+1 {
+			return off
+		}
+		var s uint64
+		if len(e) >= 8 {
+			s = binary.BigEndian.Uint64(e) >> (64 - 8*c.w)
+		} else {
+			for _, b := range e[:c.w] {
+				s = s<<8 | uint64(b)
+			}
+		}
+		if off > 0 && s <= last {
+			return prev
+		}
+		if s >= want {
+			return off
+		}
+		var x uint64
+		var n int
+		if b := e[c.w]; b < 0x80 {
+			x, n = uint64(b), 1
+		} else if len(e) >= c.w+3 && e[c.w+1] < 0x80 {
+			x, n = uint64(b&0x7f)|uint64(e[c.w+1])<<7, 2
+		} else if len(e) >= c.w+3 && e[c.w+2] < 0x80 {
+			x, n = uint64(b&0x7f)|uint64(e[c.w+1]&0x7f)<<7|uint64(e[c.w+2])<<14, 3
+		} else if x, n = binary.Uvarint(e[c.w:]); n <= 0 {
+			return off
+		}
+		rest := e[c.w+n:]
+		switch {
+		case x&1 != 0: // one document
+			if x>>1 > math.MaxUint32 {
+				return off
+			}
+		case c.lists && x&2 != 0: // a list of k numbers, uvarints
+			k := x>>2 + 2
+			if k > maxListDocs {
+				return off
+			}
+			i := 0
+			for ; k > 0 && i < len(rest); i++ {
+				if rest[i] < 0x80 {
+					k--
+				}
+			}
+			if k > 0 {
+				return off
+			}
+			rest = rest[i:]
+		default: // a roaring bitmap of l bytes
+			l := x >> 1
+			if c.lists {
+				l = x >> 2
+			}
+			if l == 0 || uint64(len(rest)) < l {
+				return off
+			}
+			rest = rest[l:]
+		}
+		last, prev, off = s, off, len(v)-len(rest)
+	}
+	return off
 }
 
 // bandPosting returns the posting of band b's hash h through c, a cursor

@@ -98,8 +98,8 @@ func TestBandGroupsAgreeWithKeys(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer grouped.Close()
-			if grouped.groups.g != 2 {
-				t.Fatalf("group width %d, want 2", grouped.groups.g)
+			if grouped.groups.g != 1 {
+				t.Fatalf("group width %d, want 1", grouped.groups.g)
 			}
 			keyed := legacyBands(t, filepath.Join(dir, "keyed.simidx"), o())
 			defer keyed.Close()
@@ -179,7 +179,7 @@ func TestBandGroupEntries(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	several := slices.Clone(appendSmallPostingT(t, 3, 70000, 1<<31))
 	for _, wide := range []bool{true, false} {
-		for _, form := range []byte{groupsUntagged, groupsTagged, groupsListed} {
+		for _, form := range []byte{groupsUntagged, groupsTagged, groupsListed, groupsLarge} {
 			if wide && form != groupsUntagged {
 				continue
 			}
@@ -192,7 +192,7 @@ func TestBandGroupEntries(t *testing.T) {
 				c := groupCodecFor(g, wide, form)
 				mask := uint64(bandMask)
 				if tagged {
-					mask = bandHashMask(g)
+					mask = bandHashMask(g, form)
 				}
 				if kept := 64 - bits.TrailingZeros64(mask); !wide && g+8*c.w < kept {
 					t.Fatalf("width %d: %d bytes hold %d bits of %d", g, c.w, g+8*c.w, kept)
@@ -355,12 +355,67 @@ func TestCheckBandGroups(t *testing.T) {
 	}
 }
 
+// TestGroups16Kept opens a copy of testdata/v14.simidx, written by schema
+// 14: its band groups keep the width and form of schema 14 (about 16
+// hashes a group, band hashes of 40 bits: Settings.groups16) after the
+// upgrade, and so do those of a new index made with its settings, while a
+// new index of the default settings has the large groups of schema 15
+// (about 64 hashes, 38 bits).
+func TestGroups16Kept(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, err := os.ReadFile(filepath.Join("testdata", "v14.simidx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "v14.simidx")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	check := func(x *Index, name string, g int, form byte) {
+		t.Helper()
+		var v []byte
+		err := x.view(func(tx *bolt.Tx) error {
+			v = slices.Clone(tx.Bucket(bucketMeta).Get(keyBandGroups))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := groupCodecFor(g, false, form); x.groups != want || x.lay.bh.keep != bandHashMask(g, form) ||
+			x.settings.groups16 != (form != groupsLarge) || !bytes.Equal(v, []byte{byte(g), form}) {
+			t.Fatalf("%s: groups %+v, band hash mask %016x, groups16 %v, meta bandgroups %x; want %+v, %016x, form %d",
+				name, x.groups, x.lay.bh.keep, x.settings.groups16, v, want, bandHashMask(g, form), form)
+		}
+	}
+	x, err := Open(path, &Options{Log: directLogInternal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	check(x, "upgraded schema 14 file", 16, groupsListed)
+	st := x.Settings()
+	y, err := Open(filepath.Join(dir, "same.simidx"), &Options{Log: directLogInternal, Settings: &st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer y.Close()
+	check(y, "new index of its settings", 16, groupsListed)
+	z, err := Open(filepath.Join(dir, "new.simidx"), &Options{Log: directLogInternal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	check(z, "new index", 14, groupsLarge)
+}
+
 // TestBandGroupsMatchSettings checks that Open refuses a file whose band
 // groups are not those its settings imply (ErrNotIndex): untagged groups
-// in an index of schema 13's analysis, tagged groups of another width, or
-// tagged groups in an index created by schema 10 to 12 (sig16), whose
-// band hashes have 48 bits; and that it refuses a schema 12 file so before
-// its upgrade writes anything.
+// in an index of schema 13's analysis, tagged, listed or large groups of
+// another width than their form's, or tagged, listed or large groups in an
+// index created by schema 10 to 12 (sig16), whose band hashes have 48
+// bits; and that it refuses a schema 12 file so before its upgrade writes
+// anything.
 func TestBandGroupsMatchSettings(t *testing.T) {
 	for _, c := range []struct {
 		name  string
@@ -369,9 +424,12 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 	}{
 		{"untagged", false, []byte{16}},
 		{"other width", false, []byte{17, 1}},
-		{"unknown format", false, []byte{16, 3}},
+		{"listed of the large width", false, []byte{14, 2}},
+		{"large of the listed width", false, []byte{16, 3}},
+		{"unknown format", false, []byte{14, 4}},
 		{"tagged with 16-bit signatures", true, []byte{16, 1}},
 		{"listed with 16-bit signatures", true, []byte{16, 2}},
+		{"large with 16-bit signatures", true, []byte{14, 3}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "m.simidx")
@@ -420,11 +478,12 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 }
 
 // FuzzBandGroupEntries decodes arbitrary bytes as the value of a band
-// group, with every codec (wide or not; untagged, tagged or listed): the decode fails
+// group, with every codec (wide or not; untagged, tagged, listed or large): the decode fails
 // with ErrCorrupt or gives entries in increasing hash order, and the
-// posting of each hash that posting finds is the entry's.
+// posting that posting finds of each hash, of the hashes next to it and of
+// hashes of other groups is the entry's, or nil where there is none.
 func FuzzBandGroupEntries(f *testing.F) {
-	codecs := []groupCodec{groupCodecFor(16, false, groupsListed), groupCodecFor(16, false, groupsTagged), groupCodecFor(16, false, groupsUntagged), groupCodecFor(16, true, groupsUntagged)}
+	codecs := []groupCodec{groupCodecFor(14, false, groupsLarge), groupCodecFor(16, false, groupsListed), groupCodecFor(16, false, groupsTagged), groupCodecFor(16, false, groupsUntagged), groupCodecFor(16, true, groupsUntagged)}
 	for _, c := range codecs {
 		var v []byte
 		v = c.appendEntry(v, 3<<24, singletonPosting(7))
@@ -451,8 +510,18 @@ func FuzzBandGroupEntries(f *testing.F) {
 				if i > 0 && h <= hs[i-1] {
 					t.Fatalf("%+v: entries of %x out of order", c, v)
 				}
-				if p, err := c.posting(key, v, h); err != nil || !bytes.Equal(p, ps[i]) {
-					t.Fatalf("%+v: posting %016x of %x: %x, %v, want %x", c, h, v, p, err, ps[i])
+			}
+			// The posting of each hash, of those next to it and of
+			// hashes of other groups is the entry's, or nil.
+			for _, h := range append(slices.Clone(hs), 0, ^uint64(0), 1<<63) {
+				for _, q := range []uint64{h - 1, h, h + 1} {
+					var want []byte
+					if i, ok := slices.BinarySearch(hs, q); ok {
+						want = ps[i]
+					}
+					if p, err := c.posting(key, v, q); err != nil || !bytes.Equal(p, want) || (p == nil) != (want == nil) {
+						t.Fatalf("%+v: posting %016x of %x: %x, %v, want %x", c, q, v, p, err, want)
+					}
 				}
 			}
 		}
@@ -481,7 +550,7 @@ func TestBandGroupLists(t *testing.T) {
 				set[rng.Uint32N(spread)] = true
 			}
 			docs := slices.Sorted(maps.Keys(set))
-			h := rng.Uint64() & bandHashMask(16)
+			h := rng.Uint64() & bandHashMask(16, groupsListed)
 			key := bandGroupKey(nil, 1, h, 16)
 			v, err := c.appendDocsEntry(nil, h, docs, bm)
 			if err != nil {
@@ -518,5 +587,49 @@ func TestBandGroupLists(t *testing.T) {
 				t.Fatalf("spread %d, %d documents: posting %x, %v", spread, n, p, err)
 			}
 		}
+	}
+}
+
+// BenchmarkBandGroupPosting looks up the posting of each hash of a band
+// group of n entries at the expected size of schema 14's groups (16) and
+// schema 15's (64), most postings of one document and one in eight of
+// three, as a query does for each of its bands (bandPosting, after the
+// seek). It reports the time per lookup.
+func BenchmarkBandGroupPosting(b *testing.B) {
+	for _, c := range []struct {
+		n    int
+		g    int
+		form byte
+	}{{16, 16, groupsListed}, {64, 14, groupsLarge}} {
+		b.Run(fmt.Sprint(c.n), func(b *testing.B) {
+			codec := groupCodecFor(c.g, false, c.form)
+			rng := rand.New(rand.NewPCG(1, 2))
+			set := map[uint64]bool{}
+			for len(set) < c.n {
+				set[rng.Uint64()>>c.g&bandHashMask(c.g, c.form)] = true // in the group of prefix 0
+			}
+			hs := slices.Sorted(maps.Keys(set))
+			var v []byte
+			bm := roaring.New()
+			for i, h := range hs {
+				docs := []uint32{rng.Uint32N(1 << 20)}
+				if i%8 == 0 {
+					docs = []uint32{docs[0] / 2, docs[0]/2 + 9, docs[0] + 77}
+				}
+				var err error
+				if v, err = codec.appendDocsEntry(v, h, docs, bm); err != nil {
+					b.Fatal(err)
+				}
+			}
+			key := bandGroupKey(nil, 3, hs[0], c.g)
+			b.SetBytes(int64(len(v)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if p, err := codec.posting(key, v, hs[i%len(hs)]); err != nil || p == nil {
+					b.Fatal(p, err)
+				}
+			}
+		})
 	}
 }

@@ -47,17 +47,19 @@ import (
 //     disjoint or sampled shingles do not count as the argument counts.
 //     With those settings every text keeps its signature bands;
 //   - the band hashes are computed from these values (bandHasher), and
-//     keep their leading b = g+24 bits (bandHashBits: at least 40, at
+//     keep their leading b = g+24 bits (bandHashBits: at least 38, at
 //     most 48), g the width of the band groups at the expected size
-//     (bandGroupBits: 16, so 40 bits, at the default ExpectedDocs), of
-//     which an entry of a band group holds those after the group's
-//     (ceil((b-g)/8) bytes: 3 at the default). Two unrelated documents
-//     share a band by chance with probability 2^-b a band, a false
-//     candidate that the similarity rejects: about 16/(N*2^24) a band at
-//     an expected size N of 2^20 or more, so that Pairs over N documents
-//     meets about 8*bands*2^-24*N of them (17 at a million documents with
-//     the default 34 bands), and a query bands*M*2^-b in an index of M
-//     documents. A band of r rows of 8-bit values has 8r bits: with fewer
+//     (bandGroupBits: 14, so 38 bits, at the default ExpectedDocs; an
+//     index created by schema 13 or 14 has groups of 16 and at least 40
+//     bits), of which an entry of a band group holds those after the
+//     group's (ceil((b-g)/8) bytes: 3 at the default). Two unrelated
+//     documents share a band by chance with probability 2^-b a band, a
+//     false candidate that the similarity rejects: about 64/(N*2^24) a
+//     band at an expected size N of 2^20 or more, so that Pairs over N
+//     documents meets about 32*bands*2^-24*N of them (68 at a million
+//     documents with the default 34 bands; a quarter of that with the
+//     groups of schema 13 and 14), and a query bands*M*2^-b in an index
+//     of M documents. A band of r rows of 8-bit values has 8r bits: with fewer
 //     than 4 rows (MinHashK/Bands; 6 by default) unrelated documents
 //     share a band with probability about 2^-8r, many more false
 //     candidates. An index created by schema 10 to 12 (Settings.sig16)
@@ -205,20 +207,27 @@ func (h *bandHasher) mask(bands []uint64) {
 }
 
 // bandHashMask returns the mask of the leading bits of a band hash that an
-// index created by schema 13 or later keeps, for band groups of width g:
-// bandHashBits(g) bits.
-func bandHashMask(g int) uint64 { return ^uint64(0) << (64 - bandHashBits(g)) }
+// index created by schema 13 or later keeps, for band groups of width g
+// and the given form: bandHashBits(g, form) bits.
+func bandHashMask(g int, form byte) uint64 { return ^uint64(0) << (64 - bandHashBits(g, form)) }
 
 // bandHashBits returns the bits of a band hash that an index created by
-// schema 13 or later keeps, for band groups of width g: g+24, at least 40
-// (so that an index grown far beyond a small ExpectedDocs does not meet
-// many false candidates) and at most 48.
-func bandHashBits(g int) int { return min(max(g+24, 40), 48) }
+// schema 13 or later keeps, for band groups of width g and the given form:
+// g+24, at least 40 (38 in the groups of schema 15, groupsLarge, two bits
+// narrower at the same size), so that an index grown far beyond a small
+// ExpectedDocs does not meet many false candidates, and at most 48.
+func bandHashBits(g int, form byte) int {
+	lo := 40
+	if form == groupsLarge {
+		lo = 38
+	}
+	return min(max(g+24, lo), 48)
+}
 
 // bandHashKeep returns the mask of the bits of a band hash that an index
 // of normalized settings s with MinHash keeps: all of them in a wide
 // index, 48 in one created by schema 10 to 12, from schema 13 on those of
-// bandHashMask for the width of its band groups.
+// bandHashMask for the width and form of its band groups.
 func bandHashKeep(s *Settings) uint64 {
 	switch {
 	case s.wide:
@@ -226,7 +235,7 @@ func bandHashKeep(s *Settings) uint64 {
 	case s.sig16:
 		return bandMask
 	}
-	return bandHashMask(bandGroupBits(s.ExpectedDocs))
+	return bandHashMask(s.bandGroups())
 }
 
 // band returns band b of the document of signature sig and short set

@@ -292,7 +292,7 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 			return fmt.Errorf("%w: schema version %d", ErrNotIndex, ver)
 		}
 		group = -1
-		if g := mb.Get(keyBandGroups); (len(g) == 1 || len(g) == 2 && (g[1] == groupsTagged || g[1] == groupsListed)) && g[0] <= 32 {
+		if g := mb.Get(keyBandGroups); (len(g) == 1 || len(g) == 2 && g[1] >= groupsTagged && g[1] <= groupsLarge) && g[0] <= 32 {
 			group = int(g[0])
 			if form = groupsUntagged; len(g) == 2 {
 				form = g[1]
@@ -351,8 +351,10 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 		if err != nil {
 			return fmt.Errorf("%w: stored settings: %v", ErrNotIndex, err)
 		}
+		// Groups of schema 13 or 14: see Settings.groups16.
+		n.groups16 = n.MinHash && (form == groupsTagged || form == groupsListed)
 		st = n
-		if st.MinHash && group >= 0 && ((form != groupsUntagged) != st.tagged() || form != groupsUntagged && group != bandGroupBits(st.ExpectedDocs)) {
+		if st.MinHash && group >= 0 && ((form != groupsUntagged) != st.tagged() || form != groupsUntagged && group != bandGroupBits(st.ExpectedDocs, form)) {
 			// The band hashes that the analysis keeps (bandHashKeep)
 			// are those the groups hold. Checked before an upgrade
 			// writes anything.
@@ -376,9 +378,10 @@ func (x *Index) init(want Settings, given *Settings) (err error) {
 				st = want
 				// An index made with the settings of an index created
 				// before schema 13 keeps its band groups' entries too;
-				// one made with the settings of a schema 13 index has
-				// the listed groups of schema 14, which read the same.
-				group, form = bandGroupBits(st.ExpectedDocs), st.groupForm()
+				// one made with the settings of a schema 13 or 14 index
+				// has the listed groups of schema 14, which read as
+				// schema 13's, of the same width and band hashes.
+				group, form = st.bandGroups()
 				idGroup = hashGroupBits(st.ExpectedDocs)
 				exactGroup = idGroup
 				return create(tx, st)
@@ -468,7 +471,7 @@ func create(tx *bolt.Tx, st Settings) error {
 	names := [][]byte{bucketIDs, bucketDocs, bucketExact, bucketTables}
 	if st.MinHash {
 		names = append(names, bucketBands)
-		if err := mb.Put(keyBandGroups, bandGroupsValue(bandGroupBits(st.ExpectedDocs), st.groupForm())); err != nil {
+		if err := mb.Put(keyBandGroups, bandGroupsValue(st.bandGroups())); err != nil {
 			return err
 		}
 	}
@@ -571,7 +574,11 @@ func (x *Index) recover() error {
 // groups of an index it creates as a list of their numbers (groupsListed,
 // meta bandgroups' second byte 2); an index created by schema 13 keeps
 // its tagged groups (second byte 1), read and written as before: only the
-// version changes. A program of an older schema refuses
+// version changes. Schema 15 makes the band groups of an index it creates
+// about four times as large, of band hashes of two bits fewer (groupsLarge,
+// second byte 3: see bandgroups.go); an index created by schema 13 or 14
+// keeps its groups and band hashes (Settings.groups16), read and written
+// as before: only the version changes. A program of an older schema refuses
 // the upgraded file (ErrVersion): it would miss the documents of the
 // in-memory levels.
 func upgrade(tx *bolt.Tx) error {

@@ -16,7 +16,7 @@ const (
 
 	// SchemaVersion is the on-disk schema version this package writes.
 	// Open refuses indexes with a newer version (ErrVersion).
-	SchemaVersion = 14
+	SchemaVersion = 15
 )
 
 // ZeroDistance asks for Hamming distance 0 where a zero value would select a

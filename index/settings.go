@@ -152,6 +152,14 @@ type Settings struct {
 	// settings without short_layer; an index created with it is so too,
 	// and so is a wide or sig16 one.
 	shortV1 bool
+
+	// groups16 marks the band groups of an index created by schema 13 or
+	// 14 with MinHash: about 16 hashes a group at the expected size, and
+	// band hashes of at least 40 bits, where schema 15 makes groups of
+	// about 64 and hashes of at least 38 bits (see bandgroups.go). Open
+	// sets it from the form of the stored band groups; an index created
+	// with it is so too.
+	groups16 bool
 }
 
 // tagged reports whether an index of normalized settings s keeps the band
@@ -173,15 +181,27 @@ func (s Settings) ShortLayer() int {
 	return 2
 }
 
-// groupForm returns the form of the band group entries of an index created
-// with normalized settings s: listed (schema 14) where it is tagged,
-// untagged otherwise. The form changes no band hash, only how a posting
-// is written.
+// groupForm returns the form of the band groups of an index created with
+// normalized settings s: large (schema 15) where it is tagged, listed
+// (schema 14) where it has the groups of schema 13 or 14, untagged
+// otherwise. Listed entries are those of tagged groups with postings of a
+// few documents as lists; large groups hold listed entries, about four
+// times as many a group, of band hashes of fewer bits (bandHashBits).
 func (s *Settings) groupForm() byte {
-	if s.tagged() {
+	switch {
+	case !s.tagged():
+		return groupsUntagged
+	case s.groups16:
 		return groupsListed
 	}
-	return groupsUntagged
+	return groupsLarge
+}
+
+// bandGroups returns the width and form of the band groups of an index
+// created with normalized settings s.
+func (s *Settings) bandGroups() (g int, form byte) {
+	form = s.groupForm()
+	return bandGroupBits(s.ExpectedDocs, form), form
 }
 
 // signatureBits returns the bits of each signature value that the records
