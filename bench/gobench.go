@@ -48,6 +48,8 @@ var goBenches = []goBench{
 		What: "Synced commits of 1,000 texts to an index of {N} fingerprints and {TEXTS} texts until a merge of the in-memory levels has started and run all its slices, one per commit: the mean commit (time/op), the median and the slowest (a slice of the merge)."},
 	{Title: "The checksum of a record", Pkg: "./index", Bench: "BenchmarkRecordChecksum$",
 		What: "The check of a document record's CRC-32C that every read of a record makes (schema 6), for a text record of the default settings (MinHash K 84, 14 bands): a query reads one per candidate."},
+	{Title: "The posting of a band hash in its group", Pkg: "./index", Bench: "BenchmarkBandGroupPosting$", Compare: true,
+		What: "The lookup of a band hash's posting in the value of its band group, as a query makes it for each of its bands after the seek: in a group of 16 entries (the expected size of the groups of schema 13 and 14, `16`) and of 64 (schema 15, `64`), most postings of one document and one in eight of three; MB/s is the group's bytes."},
 	{Title: "The analysis of a text", Pkg: "./index", Bench: "BenchmarkAnalyze$",
 		What: "The analysis of a text of 30 to 80 words with the default settings, as a query or an add makes it: tokens, simhash fingerprint, exact key, MinHash signature and band hashes."},
 	{Title: "The query handler", Pkg: "./...", Bench: "BenchmarkServeQuery$",
