@@ -37,8 +37,9 @@ import (
 // bytes.
 //
 // In an index created by schema 13 or later (its bandgroups value has a
-// second byte, 1: groupCodec.tagged) the band hashes have b =
-// bandHashBits(g) bits (g+24, at least 40, at most 48), and an entry holds
+// second byte, 1 in schema 13: groupCodec.tagged) the band hashes have b =
+// bandHashBits(g, form) bits (g+24, at least 40, 38 from schema 15 on, at
+// most 48), and an entry holds
 // those after the key's, ceil((b-g)/8) bytes (3 at the default
 // ExpectedDocs); the posting follows as a uvarint x: a posting of one document n
 // is x = n<<1 | 1 alone, 3 bytes for n < 2^20 and 4 for n < 2^27,
