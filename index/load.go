@@ -203,6 +203,28 @@ func (x *Index) newLoader(o *LoadOptions) *loader {
 // DefaultLoadMemory is the default of LoadOptions.Memory.
 const DefaultLoadMemory = 128 << 20
 
+// LoadFootprint returns the memory in bytes that a Load with
+// LoadOptions.Memory m (DefaultLoadMemory if m <= 0) holds once it has
+// read docs documents, as LoadOptions.Memory states it: m for the
+// postings, loadDocBytes a document (the hashes of its ID, fingerprint and
+// exact text, and at the end the entries of two tables and their sort's
+// scratch), and loadBaseBytes for the records of two phase-1 transactions,
+// the batches of postings waiting for the writes and the analysis in
+// flight. A garbage-collected heap holding it grows beyond it between
+// collections (twice the live heap at GOGC 100).
+func LoadFootprint(docs, m int64) int64 {
+	if m <= 0 {
+		m = DefaultLoadMemory
+	}
+	return m + max(docs, 0)*loadDocBytes + loadBaseBytes
+}
+
+// The memory of a load besides its postings: see LoadFootprint.
+const (
+	loadDocBytes  = 80
+	loadBaseBytes = 128 << 20
+)
+
 // Bulk-load limits.
 const (
 	chunkSize    = 256       // documents per unit of analysis work, at most

@@ -161,9 +161,12 @@ func load(ctx context.Context, x *index.Index, r *input.Reader, con *console.Con
 		defer stop()
 	}
 	var empty, replaced []string
+	limit := startHeapLimit(int64(memory.size))
+	defer limit.stop()
 	stats, err := x.Load(ctx, r.All(ctx), &index.LoadOptions{
 		SkipInvalid: true,
 		Memory:      int64(memory.size),
+		Progress:    func(s index.LoadStats) { limit.update(s.Docs) },
 		Empty: func(id string) {
 			if len(empty) < maxNamed {
 				empty = append(empty, id)

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+
+	"github.com/simidx/simidx/index"
+)
+
+// heapLimit holds the Go heap of a load (simidx index, simidx dedup) near
+// the memory the load says it holds (index.LoadFootprint), when the
+// environment sets no GOMEMLIMIT: a soft limit (debug.SetMemoryLimit) of
+// half as much again as the larger of that footprint and the live heap
+// after the last collection, raised as documents are read. Without it the
+// heap grows to twice the live heap between collections (GOGC 100). The
+// limit never falls below half as much again as the live heap, so the
+// collector runs at most about twice as often as GOGC 100 has it run,
+// whatever the corpus; it is lifted when the load returns.
+//
+// Loads running together in one process (tests) share the limit: the
+// largest of theirs, lifted when the last one stops.
+type heapLimit struct {
+	memory int64 // LoadOptions.Memory
+	want   int64 // this load's limit
+}
+
+// heapLimitFactor is the limit's multiple of the footprint or live heap.
+const heapLimitFactor = 1.5
+
+// heapLimits are the loads holding the limit in this process.
+var heapLimits struct {
+	sync.Mutex
+	on   map[*heapLimit]bool
+	prev int64 // the limit before the first
+}
+
+// startHeapLimit sets the limit of a load with LoadOptions.Memory memory
+// and returns it, or nil if GOMEMLIMIT is set.
+func startHeapLimit(memory int64) *heapLimit {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return nil
+	}
+	h := &heapLimit{memory: memory}
+	heapLimits.Lock()
+	defer heapLimits.Unlock()
+	if len(heapLimits.on) == 0 {
+		heapLimits.on = make(map[*heapLimit]bool)
+		heapLimits.prev = debug.SetMemoryLimit(-1)
+	}
+	heapLimits.on[h] = true
+	h.setLocked(0)
+	return h
+}
+
+// update raises the limit for a load that has read docs documents. Cost:
+// a read of the runtime's live heap metric.
+func (h *heapLimit) update(docs int64) {
+	if h == nil {
+		return
+	}
+	heapLimits.Lock()
+	defer heapLimits.Unlock()
+	h.setLocked(docs)
+}
+
+// setLocked sets h's limit for docs documents read and the process's to
+// the largest of the loads'.
+func (h *heapLimit) setLocked(docs int64) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	var live int64
+	if s[0].Value.Kind() == metrics.KindUint64 {
+		live = int64(min(s[0].Value.Uint64(), math.MaxInt64/2))
+	}
+	h.want = int64(heapLimitFactor * float64(max(index.LoadFootprint(docs, h.memory), live)))
+	limit := int64(0)
+	for o := range heapLimits.on {
+		limit = max(limit, o.want)
+	}
+	debug.SetMemoryLimit(limit)
+}
+
+// stop lifts h's limit: the process's is the largest of the other loads',
+// or the one before the first.
+func (h *heapLimit) stop() {
+	if h == nil {
+		return
+	}
+	heapLimits.Lock()
+	defer heapLimits.Unlock()
+	if !heapLimits.on[h] {
+		return
+	}
+	delete(heapLimits.on, h)
+	if len(heapLimits.on) == 0 {
+		debug.SetMemoryLimit(heapLimits.prev)
+		return
+	}
+	limit := int64(0)
+	for o := range heapLimits.on {
+		limit = max(limit, o.want)
+	}
+	debug.SetMemoryLimit(limit)
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"testing"
+
+	"github.com/simidx/simidx/index"
+)
+
+// TestHeapLimit checks the soft memory limit of loads: half as much again
+// as the footprint a load states, raised with the documents read, never
+// below half as much again as the live heap, the largest of two loads at
+// once, and lifted when the last stops; GOMEMLIMIT in the environment
+// wins.
+func TestHeapLimit(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	limit := func() int64 { return debug.SetMemoryLimit(-1) }
+	if got := limit(); got != math.MaxInt64 {
+		t.Fatalf("a memory limit of %d before the test", got)
+	}
+	const m = 64 << 20
+	a := startHeapLimit(m)
+	if got, want := limit(), int64(heapLimitFactor*float64(index.LoadFootprint(0, m))); got < want {
+		t.Fatalf("limit %d at the start, want at least %d", got, want)
+	}
+	a.update(10_000_000)
+	if got, want := limit(), int64(heapLimitFactor*float64(index.LoadFootprint(10_000_000, m))); got < want {
+		t.Fatalf("limit %d after 10^7 documents, want at least %d", got, want)
+	}
+
+	// A live heap above the footprint raises the limit with it.
+	big := make([]byte, 300<<20) // live, if untouched
+	runtime.GC()
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	live := int64(s[0].Value.Uint64())
+	b := startHeapLimit(m)
+	if live < index.LoadFootprint(0, m) {
+		t.Fatalf("live heap %d", live)
+	}
+	if got, want := limit(), int64(heapLimitFactor*float64(live)); got < want {
+		t.Fatalf("limit %d with a live heap of %d, want at least %d", got, live, want)
+	}
+	runtime.KeepAlive(big)
+	big = nil
+	runtime.GC()
+
+	// The first to stop leaves the other's limit.
+	b.stop()
+	b.stop() // a second stop changes nothing
+	if got, want := limit(), a.want; got != want {
+		t.Fatalf("limit %d with one load left, want its %d", got, want)
+	}
+	a.stop()
+	if got := limit(); got != math.MaxInt64 {
+		t.Fatalf("limit %d after the loads, want none", got)
+	}
+
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	c := startHeapLimit(m)
+	c.update(1000)
+	if got := limit(); got != math.MaxInt64 {
+		t.Fatalf("limit %d with GOMEMLIMIT set in the environment", got)
+	}
+	c.stop()
+}
