@@ -464,10 +464,11 @@ func (f *Fingerprinter) Sum64(text []byte) uint64 { return f.a.analyze(text).fp 
 // signature and band hashes (nil otherwise), valid until the next call:
 // 8 bits of a hash of each MinHash value and its position (16 for the
 // settings of an index created by schema 10 to 12), and band hashes of
-// them with their leading g+24 bits, g the width of the band groups, 40 to
-// 48 (40 at the default ExpectedDocs; 48 for the settings of an index
-// created by schema 10 to 12; see docs/index.md, schemas 10 and 13), as
-// an index created with f's settings stores them. Cost:
+// them with their leading g+24 bits, g the width of the band groups, 38 to
+// 48 (38 at the default ExpectedDocs; at least 40 for the settings of an
+// index created by schema 13 or 14, 48 for those of one created by schema
+// 10 to 12; see docs/index.md, schemas 10, 13 and 15), as an index created
+// with f's settings stores them. Cost:
 // O(len(text)).
 func (f *Fingerprinter) Analyze(text []byte) (fp uint64, sig, bands []uint64) {
 	r := f.a.analyze(text)

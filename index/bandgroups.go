@@ -47,7 +47,7 @@ import (
 // x = b<<1 and the bitmap.
 //
 // In an index created by schema 14 or later (its bandgroups value's second
-// byte is 2: groupCodec.lists) the uvarint x also tells a list from a
+// byte is 2, or 3 from schema 15 on: groupCodec.lists) the uvarint x also tells a list from a
 // bitmap: x = n<<1 | 1 is a posting of one document n, as in schema 13; x
 // = (c-2)<<2 | 2 is a posting of c documents, 2 to maxListDocs, that
 // follows as uvarints: the first number and then each number's distance
@@ -70,8 +70,8 @@ import (
 type groupCodec struct {
 	g      int  // the group width, -1 for a key per hash (before schema 9)
 	w      int  // bytes of an entry's hash: 8, the whole hash, or fewer, its bits after the key's
-	tagged bool // a posting of one document is its number in the length's uvarint (schema 13)
-	lists  bool // a posting of 2 to maxListDocs documents is a list of their numbers (schema 14)
+	tagged bool // a posting of one document is its number in the length's uvarint (schema 13 on)
+	lists  bool // a posting of 2 to maxListDocs documents is a list of their numbers (schema 14 on)
 }
 
 // maxListDocs is the most documents a posting of a band group of schema 14
@@ -89,7 +89,7 @@ const (
 
 // groupCodecFor returns the groupCodec of an index with group width g
 // (-1 for none) that is wide or not, and whose entries have the form
-// form (groupsUntagged, groupsTagged or groupsListed).
+// form (groupsUntagged, groupsTagged, groupsListed or groupsLarge).
 func groupCodecFor(g int, wide bool, form byte) groupCodec {
 	c := groupCodec{g: g, w: 8, tagged: form != groupsUntagged && g >= 0}
 	c.lists = c.tagged && form >= groupsListed
@@ -140,9 +140,9 @@ func (c groupCodec) hash(p uint32, b []byte) uint64 {
 // bandGroupBits returns the group width of the bands bucket of an index
 // of n expected documents whose band groups have the given form: about
 // bandGroupTarget hashes a group in an index created by schema 15 or later
-// (groupsLarge), about groupTarget (16) in one created before.
+// (groupsLarge), about bandGroupTarget16 in one created before.
 func bandGroupBits(n int, form byte) int {
-	t := float64(groupTarget)
+	t := float64(bandGroupTarget16)
 	if form == groupsLarge {
 		t = bandGroupTarget
 	}
@@ -157,6 +157,11 @@ func bandGroupBits(n int, form byte) int {
 // nanoseconds each: see groupCodec.posting), and an online add rewrites
 // the groups of its bands.
 const bandGroupTarget = 64
+
+// bandGroupTarget16 is the mean number of hashes a band group of an index
+// created by schema 9 to 14 holds at the expected size: its stored group
+// width is checked against it when it opens.
+const bandGroupTarget16 = 16
 
 // keyBandGroups is the meta key of the group width of the bands bucket.
 var keyBandGroups = []byte("bandgroups")
@@ -306,7 +311,8 @@ func (m *postingMem) posting(e *groupEntry) ([]byte, error) {
 
 // scan calls fn with each entry of the value v of the group of key, in
 // order, until fn returns an error, without making postings: see
-// groupEntry. e is reused from one call to the next.
+// groupEntry. e is reused from one call to the next. skipTo reads the
+// entries' lengths as scan does, and changes with it.
 func (c groupCodec) scan(key, v []byte, fn func(e *groupEntry) error) error {
 	var prefix uint32
 	if len(key) == bandGroupKeyLen {
@@ -427,8 +433,11 @@ func (c groupCodec) posting(key, v []byte, h uint64) ([]byte, error) {
 // skipped by the lengths of their postings, without decoding them. It
 // stops early, for scan to report, at an entry that is truncated or
 // malformed, or at the one before an entry out of order; it skips none
-// in an untagged group or for a hash of another group. A list of numbers
-// beyond 32 bits is not noticed here, but by scan and Check.
+// in an untagged group or for a hash of another group. The numbers of a
+// list it skips are not decoded: a number beyond 32 bits, a sum of
+// distances that overflows or a varint longer than 10 bytes in an entry
+// before h's goes unnoticed here, and is found by scan of that entry and
+// by Check.
 func (c groupCodec) skipTo(key, v []byte, h uint64) int {
 	if !c.tagged || c.w == 8 || len(key) != bandGroupKeyLen {
 		return 0

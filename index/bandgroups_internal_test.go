@@ -481,7 +481,8 @@ func TestBandGroupsMatchSettings(t *testing.T) {
 // group, with every codec (wide or not; untagged, tagged, listed or large): the decode fails
 // with ErrCorrupt or gives entries in increasing hash order, and the
 // posting that posting finds of each hash, of the hashes next to it and of
-// hashes of other groups is the entry's, or nil where there is none.
+// hashes of other groups is the entry's, or nil where there is none; in a
+// value that fails, posting finds each entry decoded before the damage.
 func FuzzBandGroupEntries(f *testing.F) {
 	codecs := []groupCodec{groupCodecFor(14, false, groupsLarge), groupCodecFor(16, false, groupsListed), groupCodecFor(16, false, groupsTagged), groupCodecFor(16, false, groupsUntagged), groupCodecFor(16, true, groupsUntagged)}
 	for _, c := range codecs {
@@ -503,6 +504,13 @@ func FuzzBandGroupEntries(f *testing.F) {
 			if err != nil {
 				if !errors.Is(err, ErrCorrupt) {
 					t.Fatalf("%+v: entries of %x: %v, want ErrCorrupt", c, v, err)
+				}
+				// The entries before the damage are found as they
+				// decoded.
+				for i, h := range hs {
+					if p, err := c.posting(key, v, h); err != nil || !bytes.Equal(p, ps[i]) {
+						t.Fatalf("%+v: posting %016x of %x, damaged after it: %x, %v, want %x", c, h, v, p, err, ps[i])
+					}
 				}
 				continue
 			}

@@ -51,8 +51,8 @@ type LoadOptions struct {
 	// they are sorted into runs in temporary files and merged when the
 	// load ends, as an external sort does, through read blocks that take
 	// about half of it. Zero means DefaultLoadMemory. While the postings
-	// are written, up to 64 batches of 4,096 encoded keys wait for the
-	// writes (about 40 MB of band groups).
+	// are written, up to 64 batches of encoded keys wait for the writes
+	// (40 MiB of band groups at most).
 	// The other memory of a bulk load is about 70 bytes per document (the
 	// hashes of the IDs, fingerprints and exact hashes, 25 bytes; at the
 	// end, the entries of two tables and the scratch of their sort, 48
@@ -805,12 +805,17 @@ func (l *loader) writePostings(w *bulkWriter, s *postingSorter, name []byte, key
 
 // postingsAhead is the number of batches of postings that the goroutines
 // of writePostings make before it writes them: on two cores, 32 a slot,
-// the whole slot of a million short texts (its band groups, about 650 KB
-// a batch).
+// the whole slot of a million short texts (its band groups, about 6 MB).
 const postingsAhead = 64
 
-// postingBatchLen is the number of keys of a postingBatch.
-const postingBatchLen = 4096
+// postingBatchLen and postingBatchBytes bound a postingBatch: it ends at
+// postingBatchLen keys or once its keys and values take postingBatchBytes,
+// so that the batches waiting for the writes take postingsAhead times
+// that at most, 40 MiB, whatever the size of the groups.
+const (
+	postingBatchLen   = 4096
+	postingBatchBytes = 640 << 10
+)
 
 // postingBatch is a batch of keys and values of postings, written in order.
 type postingBatch struct{ keys, vals [][]byte }
@@ -851,7 +856,7 @@ func (p *postingProducer) slot(i int) error {
 	}
 	add := func(k, v []byte) error {
 		b.keys, b.vals = append(b.keys, k), append(b.vals, v)
-		if len(b.keys) < postingBatchLen {
+		if len(b.keys) < postingBatchLen && len(arena) < postingBatchBytes {
 			return nil
 		}
 		if err := send(); err != nil {

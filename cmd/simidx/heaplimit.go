@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/simidx/simidx/index"
 )
@@ -14,18 +16,26 @@ import (
 // the memory the load says it holds (index.LoadFootprint), when the
 // environment sets no GOMEMLIMIT: a soft limit (debug.SetMemoryLimit) of
 // half as much again as the larger of that footprint and the live heap
-// after the last collection, raised as documents are read. Without it the
-// heap grows to twice the live heap between collections (GOGC 100). The
-// limit never falls below half as much again as the live heap, so the
-// collector runs at most about twice as often as GOGC 100 has it run,
-// whatever the corpus; it is lifted when the load returns.
+// after the last collection, set again at each progress report of the
+// load and every heapLimitEvery. Without it the heap grows to twice the
+// live heap between collections (GOGC 100). As the limit follows the live
+// heap, the collector runs about twice as often as GOGC 100 has it run at
+// most, whatever the corpus, but for a live heap that grows past the limit
+// between two settings; the limit is lifted when the load returns.
 //
 // Loads running together in one process (tests) share the limit: the
 // largest of theirs, lifted when the last one stops.
 type heapLimit struct {
-	memory int64 // LoadOptions.Memory
-	want   int64 // this load's limit
+	memory int64        // LoadOptions.Memory
+	want   int64        // this load's limit
+	docs   atomic.Int64 // documents read
+	done   chan struct{}
+	wg     sync.WaitGroup
 }
+
+// heapLimitEvery is how often a load's limit is set again besides its
+// progress reports, which stop while it writes the postings.
+const heapLimitEvery = 100 * time.Millisecond
 
 // heapLimitFactor is the limit's multiple of the footprint or live heap.
 const heapLimitFactor = 1.5
@@ -43,39 +53,59 @@ func startHeapLimit(memory int64) *heapLimit {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return nil
 	}
-	h := &heapLimit{memory: memory}
+	h := &heapLimit{memory: memory, done: make(chan struct{})}
 	heapLimits.Lock()
-	defer heapLimits.Unlock()
 	if len(heapLimits.on) == 0 {
 		heapLimits.on = make(map[*heapLimit]bool)
 		heapLimits.prev = debug.SetMemoryLimit(-1)
 	}
 	heapLimits.on[h] = true
-	h.setLocked(0)
+	h.setLocked()
+	heapLimits.Unlock()
+	h.wg.Go(func() {
+		t := time.NewTicker(heapLimitEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				h.set()
+			case <-h.done:
+				return
+			}
+		}
+	})
 	return h
 }
 
-// update raises the limit for a load that has read docs documents. Cost:
-// a read of the runtime's live heap metric.
+// update sets the limit of a load that has read docs documents.
 func (h *heapLimit) update(docs int64) {
 	if h == nil {
 		return
 	}
-	heapLimits.Lock()
-	defer heapLimits.Unlock()
-	h.setLocked(docs)
+	h.docs.Store(docs)
+	h.set()
 }
 
-// setLocked sets h's limit for docs documents read and the process's to
-// the largest of the loads'.
-func (h *heapLimit) setLocked(docs int64) {
+// set sets h's limit, if h still holds one. Cost: a read of the runtime's
+// live heap metric.
+func (h *heapLimit) set() {
+	heapLimits.Lock()
+	defer heapLimits.Unlock()
+	if heapLimits.on[h] {
+		h.setLocked()
+	}
+}
+
+// setLocked sets h's limit for the documents it has read and the
+// process's to the largest of the loads'.
+func (h *heapLimit) setLocked() {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
 	var live int64
 	if s[0].Value.Kind() == metrics.KindUint64 {
 		live = int64(min(s[0].Value.Uint64(), math.MaxInt64/2))
 	}
-	h.want = int64(heapLimitFactor * float64(max(index.LoadFootprint(docs, h.memory), live)))
+	h.want = int64(heapLimitFactor * float64(max(index.LoadFootprint(h.docs.Load(), h.memory), live)))
 	limit := int64(0)
 	for o := range heapLimits.on {
 		limit = max(limit, o.want)
@@ -89,6 +119,12 @@ func (h *heapLimit) stop() {
 	if h == nil {
 		return
 	}
+	select {
+	case <-h.done:
+	default:
+		close(h.done)
+	}
+	h.wg.Wait()
 	heapLimits.Lock()
 	defer heapLimits.Unlock()
 	if !heapLimits.on[h] {
