@@ -477,7 +477,7 @@ func (c groupCodec) skipTo(key, v []byte, h uint64) int {
 		var n int
 		if b := e[c.w]; b < 0x80 {
 			x, n = uint64(b), 1
-		} else if len(e) >= c.w+3 && e[c.w+1] < 0x80 {
+		} else if len(e) >= c.w+2 && e[c.w+1] < 0x80 {
 			x, n = uint64(b&0x7f)|uint64(e[c.w+1])<<7, 2
 		} else if len(e) >= c.w+3 && e[c.w+2] < 0x80 {
 			x, n = uint64(b&0x7f)|uint64(e[c.w+1]&0x7f)<<7|uint64(e[c.w+2])<<14, 3
@@ -522,7 +522,8 @@ func (c groupCodec) skipTo(key, v []byte, h uint64) int {
 
 // bandPosting returns the posting of band b's hash h through c, a cursor
 // of the bands bucket, or nil if there is none: one seek, and in a
-// grouped bucket a scan of the group's entries before h's.
+// grouped bucket a skip over the group's entries before h's
+// (groupCodec.posting).
 func (x *Index) bandPosting(c *bolt.Cursor, b int, h uint64) ([]byte, error) {
 	var kb [9]byte
 	if x.groups.g < 0 {
