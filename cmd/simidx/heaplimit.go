@@ -30,6 +30,7 @@ type heapLimit struct {
 	want   int64        // this load's limit
 	docs   atomic.Int64 // documents read
 	done   chan struct{}
+	closed sync.Once // of done
 	wg     sync.WaitGroup
 }
 
@@ -106,6 +107,16 @@ func (h *heapLimit) setLocked() {
 		live = int64(min(s[0].Value.Uint64(), math.MaxInt64/2))
 	}
 	h.want = int64(heapLimitFactor * float64(max(index.LoadFootprint(h.docs.Load(), h.memory), live)))
+	setHeapLimitLocked()
+}
+
+// setHeapLimitLocked sets the process's limit to the largest of the
+// loads', or to the one before the first when none is left.
+func setHeapLimitLocked() {
+	if len(heapLimits.on) == 0 {
+		debug.SetMemoryLimit(heapLimits.prev)
+		return
+	}
 	limit := int64(0)
 	for o := range heapLimits.on {
 		limit = max(limit, o.want)
@@ -119,25 +130,12 @@ func (h *heapLimit) stop() {
 	if h == nil {
 		return
 	}
-	select {
-	case <-h.done:
-	default:
-		close(h.done)
-	}
+	h.closed.Do(func() { close(h.done) })
 	h.wg.Wait()
 	heapLimits.Lock()
 	defer heapLimits.Unlock()
-	if !heapLimits.on[h] {
-		return
+	if heapLimits.on[h] {
+		delete(heapLimits.on, h)
+		setHeapLimitLocked()
 	}
-	delete(heapLimits.on, h)
-	if len(heapLimits.on) == 0 {
-		debug.SetMemoryLimit(heapLimits.prev)
-		return
-	}
-	limit := int64(0)
-	for o := range heapLimits.on {
-		limit = max(limit, o.want)
-	}
-	debug.SetMemoryLimit(limit)
 }
