@@ -554,6 +554,24 @@ func (x *Index) eachBandPosting(bb *bolt.Bucket, bad func(key []byte, what strin
 // eachBand is eachBandPosting that, with postings false, gives fn a nil
 // posting for the entries of a group: the scan of the hashes alone.
 func (x *Index) eachBand(bb *bolt.Bucket, bad func(key []byte, what string), postings bool, fn func(b int, h uint64, p []byte) error) error {
+	var mem postingMem
+	return x.eachBandEntry(bb, bad, func(b int, e *groupEntry) error {
+		if !postings && x.groups.g >= 0 {
+			return fn(b, e.h, nil)
+		}
+		p, err := mem.posting(e)
+		if err != nil {
+			return err
+		}
+		return fn(b, e.h, p)
+	})
+}
+
+// eachBandEntry is eachBandPosting that gives fn each posting as scan
+// reads it (groupEntry: valid until fn returns), without making posting
+// bytes of a document's number or of a list; a key per hash (before
+// schema 9) is an entry of its posting bytes (groupEntry.p).
+func (x *Index) eachBandEntry(bb *bolt.Bucket, bad func(key []byte, what string), fn func(b int, e *groupEntry) error) error {
 	c := bb.Cursor()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
 		if x.groups.g < 0 {
@@ -563,7 +581,7 @@ func (x *Index) eachBand(bb *bolt.Bucket, bad func(key []byte, what string), pos
 				}
 				continue
 			}
-			if err := fn(int(k[0]), binary.BigEndian.Uint64(k[1:]), v); err != nil {
+			if err := fn(int(k[0]), &groupEntry{h: binary.BigEndian.Uint64(k[1:]), p: v}); err != nil {
 				return err
 			}
 			continue
@@ -575,19 +593,13 @@ func (x *Index) eachBand(bb *bolt.Bucket, bad func(key []byte, what string), pos
 			continue
 		}
 		b := int(k[0])
-		each := func(h uint64, p []byte) error {
+		err := x.groups.scan(k, v, func(e *groupEntry) error {
 			var kb [bandGroupKeyLen]byte
-			if !bytes.Equal(bandGroupKey(kb[:0], b, h, x.groups.g), k) {
-				return fmt.Errorf("%w: band group %x holds hash %016x", ErrCorrupt, k, h)
+			if !bytes.Equal(bandGroupKey(kb[:0], b, e.h, x.groups.g), k) {
+				return fmt.Errorf("%w: band group %x holds hash %016x", ErrCorrupt, k, e.h)
 			}
-			return fn(b, h, p)
-		}
-		var err error
-		if postings {
-			err = x.groups.entries(k, v, each)
-		} else {
-			err = x.groups.scan(k, v, func(e *groupEntry) error { return each(e.h, nil) })
-		}
+			return fn(b, e)
+		})
 		if err != nil {
 			if bad == nil || !errors.Is(err, ErrCorrupt) {
 				return err

@@ -497,11 +497,13 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 const maxPairRecords = 1 << 22
 
 // bandKey is a band key of the bands bucket, or of the levels alone
-// (posting nil), that bandPairs hands to a unit.
+// (posting and docs nil), that bandPairs hands to a unit: its documents in
+// the bucket are docs, or else those of posting.
 type bandKey struct {
 	band    int
 	h       uint64
 	posting []byte
+	docs    []uint32
 }
 
 // bandPairs reports the pairs beyond q.maxDist that share a MinHash band
@@ -517,6 +519,7 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 	s.cache = newRecordCache(next)
 	s.bands = newBandCache(next, x.lay)
 	var batch []bandKey
+	var docs []uint32 // the documents of the batch's keys
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -526,30 +529,50 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 			return x.bandKeysPairs(s.ctx, w, s.cache, s.bands, keys, lv, q, empty, fn)
 		})
 		if s.seq != nil {
-			batch = keys[:0] // done with
+			batch, docs = keys[:0], docs[:0] // done with
 		} else {
-			batch = make([]bandKey, 0, s.keys)
+			batch, docs = make([]bandKey, 0, s.keys), make([]uint32, 0, cap(docs))
 		}
 		return err
 	}
 	postings := 0
-	add := func(band int, h uint64, posting []byte) error {
+	add := func(band int, h uint64, posting []byte, ns []uint32) error {
 		if postings++; postings%1024 == 0 {
 			if err := s.ctxErr(); err != nil {
 				return err
 			}
 		}
 		s.advance(s.sp.Tables, band) // the tables and the bands before it are handed out
-		if _, one := singleDoc(posting); lv[0] == nil && (one || posting == nil) {
+		if _, one := singleDoc(posting); lv[0] == nil && (one || len(ns) == 1 || posting == nil && ns == nil) {
 			return nil // one document: no pair
 		}
-		batch = append(batch, bandKey{band, h, posting})
+		k := bandKey{band: band, h: h, posting: posting}
+		if ns != nil {
+			i := len(docs)
+			docs = append(docs, ns...)
+			k.docs = docs[i:len(docs):len(docs)]
+		}
+		batch = append(batch, k)
 		if len(batch) == s.keys {
 			return flush()
 		}
 		return nil
 	}
-	if err := x.eachBandPosting(bb, nil, add); err != nil {
+	// A posting of one document or of a list is handed over as its
+	// numbers, without the roaring bitmap eachBandPosting would make of
+	// it.
+	one := make([]uint32, 1)
+	err := x.eachBandEntry(bb, nil, func(b int, e *groupEntry) error {
+		switch {
+		case e.p != nil:
+			return add(b, e.h, e.p, nil)
+		case e.docs != nil:
+			return add(b, e.h, nil, e.docs)
+		}
+		one[0] = e.n
+		return add(b, e.h, nil, one)
+	})
+	if err != nil {
 		return err
 	}
 	// The keys of the in-memory levels that have no posting in the bucket
@@ -566,7 +589,7 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 				continue
 			}
 			done[k] = true
-			if err := add(int(k.b), k.h, nil); err != nil {
+			if err := add(int(k.b), k.h, nil, nil); err != nil {
 				return err
 			}
 		}
@@ -599,7 +622,9 @@ func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCa
 	}
 	for _, k := range keys {
 		nums := w.nums[:0]
-		if n, ok := singleDoc(k.posting); ok {
+		if k.docs != nil {
+			nums = append(nums, k.docs...)
+		} else if n, ok := singleDoc(k.posting); ok {
 			nums = append(nums, n)
 		} else if k.posting != nil {
 			var bm roaring.Bitmap
