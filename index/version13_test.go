@@ -38,9 +38,9 @@ func TestUpgradeVersion13(t *testing.T) {
 func upgradeFrozen(t *testing.T, name string, version, shortLayer int) {
 	path := fixtureCopy(t, name+".simidx")
 	want := fixturePairs(t, name+"-pairs.txt")
-	check := func(x *index.Index, when string, version, docs int) {
+	check := func(x *index.Index, when string, ver, docs int) {
 		t.Helper()
-		checkFrozen(t, x, when, index.Stats{SchemaVersion: version, Docs: docs, SignatureBits: 8, ShortLayer: shortLayer},
+		checkFrozen(t, x, when, index.Stats{SchemaVersion: ver, Docs: docs, SignatureBits: 8, ShortLayer: shortLayer},
 			[][2]string{{"short-a", "short-b"}, {"short-a2", "short-a"}, {"short-d", "short-c"}, {"short-f", "short-e"}, {"copy", "fortune:art:0"}})
 	}
 	pairs := func(x *index.Index, when string) { t.Helper(); checkPairs(t, x, when, want) }

@@ -45,10 +45,14 @@ func TestHeapLimit(t *testing.T) {
 	big = nil
 	runtime.GC()
 
-	// The first to stop leaves the other's limit.
+	// The first to stop leaves the other's limit. Its ticker may set it
+	// again meanwhile: the lock makes the limit and its want one reading.
 	b.stop()
 	b.stop() // a second stop changes nothing
-	if got, want := limit(), a.want; got != want {
+	heapLimits.Lock()
+	got, want := limit(), a.want
+	heapLimits.Unlock()
+	if got != want {
 		t.Fatalf("limit %d with one load left, want its %d", got, want)
 	}
 	a.stop()
