@@ -247,6 +247,27 @@ func (x *Index) levels() levels {
 	return levels{x.lcur.Load(), x.lmrg.Load(), x.lold.Load()}
 }
 
+// bandsEmpty reports whether the levels hold no document's bands: no
+// level, or none given a document's bands (addBands). A document
+// committed before a reader's snapshot was given its bands before the
+// commit (applyBands), so a reader that finds them empty once its
+// snapshot has begun finds every band of the snapshot in the bands
+// bucket.
+func (l levels) bandsEmpty() bool {
+	for _, r := range l {
+		if r == nil {
+			continue
+		}
+		r.mu.RLock()
+		n := r.bdocs
+		r.mu.RUnlock()
+		if n > 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // tablesEmpty reports whether no reader needs the levels' tables: nothing
 // in the current one, none merging and none retiring.
 func (l levels) tablesEmpty() bool { return l[0].tableSize() == 0 && l[1] == nil && l[2] == nil }

@@ -278,7 +278,7 @@ func (x *Index) tablePairs(s *pairSched, q queryParams, empty map[uint32]bool) e
 // with w: lead are the masks of the tables' leading blocks, tl the levels
 // and tw the table's watermark.
 func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []uint64, tl levels, tw uint32, q queryParams, empty map[uint32]bool, fn pairFunc) error {
-	docs := w.docs
+	dc := w.dc
 	mk := x.settings.MinHashK
 	var sa, sb, ha, hb []uint64
 	// similarity returns the pair's similarity and whether it is one of
@@ -286,7 +286,7 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []
 	verified := w.verifier()
 	similarity := func(a, b uint32) (float64, bool) {
 		if x.settings.hasShort() {
-			va, vb := getRecord(docs, a), getRecord(docs, b)
+			va, vb := seekRecord(dc, a), seekRecord(dc, b)
 			ha, hb = shortOf(ha, va, x.lay), shortOf(hb, vb, x.lay)
 			if len(ha) > 0 && len(hb) > 0 {
 				return setJaccard(ha, hb), true
@@ -298,19 +298,18 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []
 			}
 		}
 		if x.lay.sets {
-			return x.pairSetSimilarity(getRecord(docs, a), getRecord(docs, b)), false
+			return x.pairSetSimilarity(seekRecord(dc, a), seekRecord(dc, b)), false
 		}
 		if !x.settings.MinHash {
 			return 0, false
 		}
-		sa = sigOf(sa, getRecord(docs, a), mk)
-		sb = sigOf(sb, getRecord(docs, b), mk)
+		sa = sigOf(sa, seekRecord(dc, a), mk)
+		sb = sigOf(sb, seekRecord(dc, b), mk)
 		// Added by fingerprint (no signature): the fingerprint rule alone.
 		return textSimilarity(sa, nil, sb, nil)
 	}
 	var ents []entry
 	groups := 0
-	dc := w.dc
 	kb := uint(64 - x.settings.Design.KeyBits)
 	t := &x.tables[ti]
 	shift := uint(64 - t.prefix)
@@ -515,23 +514,47 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 	bb := s.tx.Bucket(bucketBands)
 	c := bb.Cursor()
 	lv := x.levels()
+	if lv.bandsEmpty() {
+		// Every band of the snapshot is in the bucket: a key of one
+		// document pairs none, and no key needs the levels' documents.
+		lv = levels{}
+	}
 	next := x.readMeta(s.tx).next
 	s.cache = newRecordCache(next)
 	s.bands = newBandCache(next, x.lay)
 	var batch []bandKey
 	var docs []uint32 // the documents of the batch's keys
+	// The batches the workers are done with, for the next ones: a
+	// worker's unit ends with its batch, and the caller's goroutine takes
+	// it up again.
+	type bandBatch struct {
+		keys []bandKey
+		docs []uint32
+	}
+	free := make(chan bandBatch, s.maxQueue+len(s.txs))
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
-		keys := batch
+		keys, kdocs := batch, docs
 		err := s.do(func(w *pairWorker, fn pairFunc) error {
-			return x.bandKeysPairs(s.ctx, w, s.cache, s.bands, keys, lv, q, empty, fn)
+			err := x.bandKeysPairs(s.ctx, w, s.cache, s.bands, keys, lv, q, empty, fn)
+			select {
+			case free <- bandBatch{keys[:0], kdocs[:0]}:
+			default:
+			}
+			return err
 		})
-		if s.seq != nil {
+		switch {
+		case s.seq != nil:
 			batch, docs = keys[:0], docs[:0] // done with
-		} else {
-			batch, docs = make([]bandKey, 0, s.keys), make([]uint32, 0, cap(docs))
+		default:
+			select {
+			case b := <-free:
+				batch, docs = b.keys, b.docs
+			default:
+				batch, docs = make([]bandKey, 0, s.keys), make([]uint32, 0, cap(docs))
+			}
 		}
 		return err
 	}
@@ -603,7 +626,7 @@ func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, 
 	if v, ok := cache.get(n); ok {
 		return v, nil
 	}
-	v := getRecord(w.docs, n)
+	v := seekRecord(w.dc, n) // w's cursor: no cursor made a record
 	if r, err := decodeRecord(v, x.lay, false); err != nil {
 		return nil, err
 	} else if !r.text {

@@ -126,6 +126,7 @@ type pairSched struct {
 	bands *bandCache  // the band part's computed bands, for every worker (see lazyRecord.band)
 
 	units chan *pairUnit // to the workers, unbuffered: taken in order
+	free  chan []pairOut // chunks reported, for the workers' next ones
 	queue []*pairUnit    // handed out and not reported yet, in order
 	txs   []*bolt.Tx     // the workers' transactions
 	wg    sync.WaitGroup
@@ -202,6 +203,7 @@ func (x *Index) newPairSched(ctx context.Context, tx *bolt.Tx, fn pairFunc) *pai
 	s.outCap = max(budget/(s.chunk*s.maxQueue), 1)
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.units = make(chan *pairUnit)
+	s.free = make(chan []pairOut, s.maxQueue*s.outCap+n)
 	s.stats = t.stats
 	for _, wtx := range s.txs {
 		w := x.newPairWorker(wtx)
@@ -282,7 +284,11 @@ func (s *pairSched) runUnit(w *pairWorker, u *pairUnit) {
 	if err == nil {
 		err = u.run(w, func(a, b uint32, d int, sim float64) error {
 			if buf == nil {
-				buf = make([]pairOut, 0, s.chunk)
+				select {
+				case buf = <-s.free:
+				default:
+					buf = make([]pairOut, 0, s.chunk)
+				}
 			}
 			buf = append(buf, pairOut{a, b, d, sim})
 			if len(buf) == s.chunk {
@@ -407,6 +413,10 @@ func (s *pairSched) take(c []pairOut, ok bool) error {
 			if err := s.fn(p.a, p.b, p.d, p.sim); err != nil {
 				return err
 			}
+		}
+		select {
+		case s.free <- c[:0]:
+		default:
 		}
 		return nil
 	}
