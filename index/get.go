@@ -69,7 +69,7 @@ func (x *Index) lookup(tx *bolt.Tx, id string, full bool) (uint32, record, error
 }
 
 // lookupBands is lookup that, with bands false, leaves the bands of a
-// compact record out (see decodeBands).
+// compact record out (see decodeFields).
 func (x *Index) lookupBands(tx *bolt.Tx, id string, full, bands bool) (uint32, record, error) {
 	if loading(tx) {
 		return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, id)

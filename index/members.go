@@ -77,14 +77,16 @@ func (x *Index) Compare(a, b string, opts *QueryOptions) (Pair, error) {
 // its set) for all but the first: a cluster's members compared with the
 // one kept cost one lookup each.
 func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pair, error) {
-	return x.compareMany(opts, a, others, func(tx *bolt.Tx) func(i int) (uint32, record, error) {
-		return func(i int) (uint32, record, error) {
+	return x.compareMany(opts, a, others, func(tx *bolt.Tx) func(i int, r *record) (uint32, error) {
+		return func(i int, r *record) (uint32, error) {
 			id := a
 			if i >= 0 {
 				id = others[i]
 			}
 			// Without the bands, which a comparison does not use.
-			return x.lookupBands(tx, id, true, false)
+			n, rec, err := x.lookupBands(tx, id, true, false)
+			*r = rec
+			return n, err
 		}
 	})
 }
@@ -101,31 +103,34 @@ func (x *Index) CompareMembers(k Member, others []Member, opts *QueryOptions) ([
 	for i, m := range others {
 		ids[i] = m.ID
 	}
-	return x.compareMany(opts, k.ID, ids, func(tx *bolt.Tx) func(i int) (uint32, record, error) {
+	return x.compareMany(opts, k.ID, ids, func(tx *bolt.Tx) func(i int, r *record) (uint32, error) {
 		if loading(tx) {
-			return func(int) (uint32, record, error) { return 0, record{}, fmt.Errorf("%w: %q", ErrNotFound, k.ID) }
+			return func(int, *record) (uint32, error) { return 0, fmt.Errorf("%w: %q", ErrNotFound, k.ID) }
 		}
 		c := tx.Bucket(bucketDocs).Cursor()
-		return func(i int) (uint32, record, error) {
+		return func(i int, r *record) (uint32, error) {
 			m := k
 			if i >= 0 {
 				m = others[i]
 			}
 			v := seekRecord(c, m.Seq)
 			if len(v) < 9 || string(idBytes(v, x.lay)) != m.ID {
-				return x.lookupBands(tx, m.ID, true, false)
+				n, rec, err := x.lookupBands(tx, m.ID, true, false)
+				*r = rec
+				return n, err
 			}
-			r, err := decodeRecordBands(v, x.lay, true, false)
-			return m.Seq, r, err
+			// Into r's slices, without the ID, which is m.ID.
+			return m.Seq, decodeRecordInto(r, v, x.lay, true, false, false)
 		}
 	})
 }
 
 // compareMany returns the Pairs of document a with each of others, for
 // CompareAll and CompareMembers, from one snapshot in one read
-// transaction: lookup(tx) returns the function that gives the number and
-// the record (without bands) of others[i], or of a for i = -1.
-func (x *Index) compareMany(opts *QueryOptions, a string, others []string, lookup func(tx *bolt.Tx) func(i int) (uint32, record, error)) ([]Pair, error) {
+// transaction: lookup(tx) returns the function that gives the number of
+// others[i], or of a for i = -1, and decodes its record (without bands)
+// into r, whose slices it may reuse.
+func (x *Index) compareMany(opts *QueryOptions, a string, others []string, lookup func(tx *bolt.Tx) func(i int, r *record) (uint32, error)) ([]Pair, error) {
 	if err := x.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -139,14 +144,15 @@ func (x *Index) compareMany(opts *QueryOptions, a string, others []string, looku
 	ps := make([]Pair, len(others))
 	err = x.view(func(tx *bolt.Tx) error {
 		get := lookup(tx)
-		na, ra, err := get(-1)
+		var ra, rb record
+		na, err := get(-1, &ra)
 		if err != nil {
 			return err
 		}
 		// One verifier: it keeps a's set decoded from one pair to the next.
 		verified := x.verifier(tx)
 		for i, b := range others {
-			nb, rb, err := get(i)
+			nb, err := get(i, &rb)
 			if err != nil {
 				return err
 			}

@@ -691,7 +691,7 @@ func (x *Index) bandKeysPairs(ctx context.Context, w *pairWorker, cache recordCa
 	return nil
 }
 
-// lazyRecord is a checked text record (see decodeBands), decoded only
+// lazyRecord is a checked text record (see decodeFields), decoded only
 // when, and as far as, a pair needs it: its fingerprint at once, its
 // bands and signature on the first comparison that reaches them.
 type lazyRecord struct {
@@ -786,10 +786,10 @@ func (l *lazyRecord) sharesBandBefore(m *lazyRecord, band int) bool {
 }
 
 // record returns l decoded, without the bands of a compact record (see
-// allBands).
+// allBands) and without its ID.
 func (l *lazyRecord) record() (*record, error) {
 	if !l.full {
-		if err := decodeBands(&l.r, l.v, l.lay, true, false); err != nil {
+		if err := decodeFields(&l.r, l.v, l.lay, true, false, false); err != nil {
 			return nil, err
 		}
 		l.full = true

@@ -289,25 +289,35 @@ func decodeRecord(v []byte, l layout, full bool) (record, error) {
 }
 
 // decodeRecordBands is decodeRecord that, with bands false, leaves the
-// bands of a compact record out (see decodeBands).
+// bands of a compact record out (see decodeFields).
 func decodeRecordBands(v []byte, l layout, full, bands bool) (record, error) {
 	var r record
-	if len(v) < 9 {
-		return r, fmt.Errorf("%w: short document record", ErrCorrupt)
-	}
-	if n := len(v) - 4; v[8]&flagCRC != 0 && (n < 9 || crc32.Checksum(v[:n], castagnoli) != binary.BigEndian.Uint32(v[n:])) {
-		return r, fmt.Errorf("%w: %v", ErrCorrupt, corruptRecord{binary.BigEndian.Uint64(v)})
-	}
-	err := decodeBands(&r, v, l, full, bands)
+	err := decodeRecordInto(&r, v, l, full, bands, true)
 	return r, err
 }
 
-// decodeBands is decodeRecord of a record v whose checksum was checked
-// (by decodeRecord): it decodes v into r, reusing r's slices, and does not
-// check the checksum again. With bands false it leaves the bands of a
+// decodeRecordInto is decodeRecordBands into r, reusing r's slices; with
+// id false it leaves r.id empty, and costs no allocation once r's slices
+// have grown to the record's values.
+func decodeRecordInto(r *record, v []byte, l layout, full, bands, id bool) error {
+	if len(v) < 9 {
+		*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
+		return fmt.Errorf("%w: short document record", ErrCorrupt)
+	}
+	if n := len(v) - 4; v[8]&flagCRC != 0 && (n < 9 || crc32.Checksum(v[:n], castagnoli) != binary.BigEndian.Uint32(v[n:])) {
+		*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
+		return fmt.Errorf("%w: %v", ErrCorrupt, corruptRecord{binary.BigEndian.Uint64(v)})
+	}
+	return decodeFields(r, v, l, full, bands, id)
+}
+
+// decodeFields is decodeRecord of a record v whose checksum was checked
+// (by decodeRecordInto): it decodes v into r, reusing r's slices, and does
+// not check the checksum again. With bands false it leaves the bands of a
 // compact record out: their computation (with a short set, a MinHash of
-// it) is most of the cost of a full decode.
-func decodeBands(r *record, v []byte, l layout, full, bands bool) error {
+// it) is most of the cost of a full decode. With id false it leaves r.id
+// empty: the ID costs an allocation.
+func decodeFields(r *record, v []byte, l layout, full, bands, id bool) error {
 	if len(v) < 9 {
 		return fmt.Errorf("%w: short document record", ErrCorrupt)
 	}
@@ -367,7 +377,9 @@ func decodeBands(r *record, v []byte, l layout, full, bands bool) error {
 	default:
 		return fmt.Errorf("%w: bad document record flags %#x", ErrCorrupt, flags)
 	}
-	r.id = string(v)
+	if id {
+		r.id = string(v)
+	}
 	return nil
 }
 
