@@ -161,18 +161,25 @@ func (rr *runReader) fill() error {
 // mergeSource is one sorted source of entries of a merge: a run of a slot
 // (rr), or the entries in memory. es is what is left of its current block.
 type mergeSource struct {
-	es  []entry
-	rr  *runReader // nil for the entries in memory
-	ord int        // its order among the sources: earlier runs hold earlier documents
+	es []entry
+	rr *runReader // nil for the entries in memory
+}
+
+// mergeHead is a source of a merge in its heap, with the hash at its head
+// and its order, so that a comparison reads the heap alone.
+type mergeHead struct {
+	p   uint64
+	ord int // its order among the sources: earlier runs hold earlier documents
+	src *mergeSource
 }
 
 // mergeHeap is a min-heap of sources by the hash at their head, then by
 // their order, so that the documents of a hash come in increasing order.
-type mergeHeap []*mergeSource
+type mergeHeap []mergeHead
 
 func (h mergeHeap) less(i, j int) bool {
-	a, b := h[i].es[0].p, h[j].es[0].p
-	return a < b || a == b && h[i].ord < h[j].ord
+	a, b := &h[i], &h[j]
+	return a.p < b.p || a.p == b.p && a.ord < b.ord
 }
 
 func (h mergeHeap) down(i int) {
@@ -215,20 +222,20 @@ func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error 
 		if err := rr.fill(); err != nil {
 			return err
 		}
-		h = append(h, &mergeSource{es: rr.ents, rr: rr, ord: k})
+		h = append(h, mergeHead{p: rr.ents[0].p, ord: k, src: &mergeSource{es: rr.ents, rr: rr}})
 	}
-	if len(s.buf[i]) > 0 {
-		h = append(h, &mergeSource{es: s.buf[i], ord: len(s.runs)})
+	if es := s.buf[i]; len(es) > 0 {
+		h = append(h, mergeHead{p: es[0].p, ord: len(s.runs), src: &mergeSource{es: es}})
 	}
 	for k := len(h)/2 - 1; k >= 0; k-- {
 		h.down(k)
 	}
 	var ns []uint32
 	for len(h) > 0 {
-		p := h[0].es[0].p
+		p := h[0].p
 		ns = ns[:0]
-		for len(h) > 0 && h[0].es[0].p == p {
-			src := h[0]
+		for len(h) > 0 && h[0].p == p {
+			src := h[0].src
 			es := src.es
 			for len(es) > 0 && es[0].p == p {
 				ns = append(ns, es[0].n)
@@ -244,6 +251,8 @@ func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error 
 			if len(es) == 0 {
 				h[0] = h[len(h)-1]
 				h = h[:len(h)-1]
+			} else {
+				h[0].p = es[0].p
 			}
 			h.down(0)
 		}

@@ -207,3 +207,33 @@ func TestMergeBlocksWithinBudget(t *testing.T) {
 		t.Errorf("the merge of a slot allocated %d bytes, its share of the memory is %d", got, share)
 	}
 }
+
+// BenchmarkPostingSorterMerge merges the postings of a million documents
+// in 8 slots, with 34 band hashes each as a load of short texts makes
+// them, from the runs of a sorter that holds 4 million entries in memory
+// (8 runs and the memory): the cost of each per entry merged.
+func BenchmarkPostingSorterMerge(b *testing.B) {
+	const slots, docs, perDoc = 8, 1 << 20, 34
+	s := newPostingSorter(slots, 0, b.TempDir())
+	s.max = 4 << 20
+	defer s.close()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for n := range uint32(docs) {
+		for j := range perDoc {
+			if err := s.add(j%slots, rng.Uint64()&^(1<<26-1), n); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	s.finish()
+	b.SetBytes(docs * perDoc * 16) // the entries, 16 bytes each
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range slots {
+			if err := s.each(i, func(uint64, []uint32) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(s.runs)), "runs")
+}
