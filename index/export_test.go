@@ -67,12 +67,13 @@ func (x *Index) Matcher(opts *QueryOptions) (*Matcher, error) { return x.newMatc
 // SetPairWorkers makes Pairs and Clusters of x run on n workers (1: in
 // the caller's goroutine alone), with chunks of two pairs, one chunk
 // buffered a unit and three band keys a unit when small, so that the
-// workers wait for the caller's goroutine and it for them. It returns
-// the counts of the workers started and of those running. For tests,
-// between calls of x's methods.
+// workers wait for the caller's goroutine and it for them, and a table
+// cut into a part for every 16 documents (whatever n, so that every n
+// cuts it alike). It returns the counts of the workers started and of
+// those running. For tests, between calls of x's methods.
 func SetPairWorkers(x *Index, n int, small bool) (started, running func() int64) {
 	st := &pairStats{}
-	x.pairTune = pairTuning{workers: n, stats: st}
+	x.pairTune = pairTuning{workers: n, stats: st, tableDocs: 16}
 	if small {
 		x.pairTune.chunk, x.pairTune.keys, x.pairTune.budget = 2, 3, 1
 	}

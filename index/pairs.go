@@ -251,7 +251,9 @@ func (x *Index) exactPairs(ctx context.Context, tx *bolt.Tx, q queryParams, fn f
 
 // tablePairs reports the pairs within q.maxDist from the permuted tables,
 // each from the first table in which they share the prefix, leaving out
-// the documents of empty (emptyDocs): a unit of s per table.
+// the documents of empty (emptyDocs): a unit of s per part of a table
+// (tableParts), so that the workers share a table's work and a unit's
+// pairs wait for the units before it in small numbers.
 func (x *Index) tablePairs(s *pairSched, q queryParams, empty map[uint32]bool) error {
 	// lead[i] masks the leading blocks of table i in fingerprint order.
 	lead := make([]uint64, len(x.tables))
@@ -262,22 +264,62 @@ func (x *Index) tablePairs(s *pairSched, q queryParams, empty map[uint32]bool) e
 	// The table levels' documents of this snapshot, verified once.
 	tl := x.levels()
 	tw := x.tableWatermarks(s.tx)
+	kbits := uint(x.settings.Design.KeyBits)
+	partDocs := tablePartDocs
+	if d := x.pairTune.tableDocs; d > 0 {
+		partDocs = d
+	}
+	parts := tableParts(x.readMeta(s.tx).next, kbits, partDocs)
 	for ti := range x.tables {
 		s.advance(ti, 0) // the tables before it are handed out
-		err := s.do(func(w *pairWorker, fn pairFunc) error {
-			return x.tablePairsOf(s.ctx, w, ti, lead, tl, tw[ti], q, empty, fn)
-		})
-		if err != nil {
-			return err
+		// The levels' groups of the table, by key.
+		var ids []uint64
+		for _, r := range tl {
+			ids = append(ids, r.groups(ti)...)
+		}
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		for part := range parts {
+			// The keys of the part: lo to hi, hi excluded.
+			lo, hi := uint64(part)<<kbits/uint64(parts), uint64(part+1)<<kbits/uint64(parts)
+			n, _ := slices.BinarySearchFunc(ids, hi, func(id, k uint64) int { return cmp.Compare(id&(1<<32-1), k) })
+			pids := ids[:n:n]
+			ids = ids[n:]
+			err := s.do(func(w *pairWorker, fn pairFunc) error {
+				return x.tablePairsOf(s.ctx, w, ti, lo, hi, pids, lead, tl, tw[ti], q, empty, fn)
+			})
+			if err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// tablePairsOf reports the pairs of table ti that tablePairs reports, read
-// with w: lead are the masks of the tables' leading blocks, tl the levels
-// and tw the table's watermark.
-func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []uint64, tl levels, tw uint32, q queryParams, empty map[uint32]bool, fn pairFunc) error {
+// tableParts returns the number of parts, each a range of its keys, that
+// tablePairs cuts a table of keys of kbits bits into, for an index whose
+// next document number is next: a power of two, about one part for each
+// docs documents (tablePartDocs by default), at most maxTableParts and one
+// a key.
+func tableParts(next uint32, kbits uint, docs int) int {
+	n := 1
+	for n < maxTableParts && uint64(n)*uint64(docs) < uint64(next) && n < 1<<kbits {
+		n *= 2
+	}
+	return n
+}
+
+// tablePartDocs and maxTableParts size the parts of tableParts.
+const (
+	tablePartDocs = 8192
+	maxTableParts = 256
+)
+
+// tablePairsOf reports the pairs of the groups of table ti whose keys run
+// from lo to hi (hi excluded) that tablePairs reports, read with w: ids are
+// the levels' groups of those keys, in order, lead the masks of the tables'
+// leading blocks, tl the levels and tw the table's watermark.
+func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lo, hi uint64, ids []uint64, lead []uint64, tl levels, tw uint32, q queryParams, empty map[uint32]bool, fn pairFunc) error {
 	dc := w.dc
 	mk := x.settings.MinHashK
 	var sa, sb, ha, hb []uint64
@@ -314,13 +356,8 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []
 	t := &x.tables[ti]
 	shift := uint(64 - t.prefix)
 	recent := make(map[uint64][]entry) // by groupID
-	var ids []uint64
-	for _, r := range tl {
-		ids = append(ids, r.groups(ti)...)
-	}
-	slices.Sort(ids)
 	var es []levelEnt
-	for _, id := range slices.Compact(ids) {
+	for _, id := range ids {
 		es = es[:0]
 		for _, r := range tl {
 			es = r.group(es, id)
@@ -383,8 +420,11 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lead []
 	byP := func(a, b entry) int { return cmp.Compare(a.p, b.p) }
 	c := w.tx.Bucket(bucketTables).Cursor()
 	tp := []byte{byte(ti >> 8), byte(ti)}
-	for key, v := c.Seek(tp); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
+	for key, v := c.Seek(x.tableKey(nil, ti, lo<<kb)); key != nil && bytes.HasPrefix(key, tp); key, v = c.Next() {
 		high := x.keyValue(key)
+		if high>>kb >= hi {
+			break
+		}
 		id := groupID(ti, high>>kb)
 		more := recent[id]
 		delete(recent, id)

@@ -45,7 +45,9 @@ type pairTuning struct {
 	chunk   int // pairs a worker hands over at once
 	keys    int // band keys a unit
 	budget  int // pairs buffered in all
-	stats   *pairStats
+	// tableDocs replaces tablePartDocs (see tableParts).
+	tableDocs int
+	stats     *pairStats
 }
 
 // pairStats counts the workers of Pairs that tests ask about.
