@@ -92,19 +92,38 @@ func centerClusters(edges []uint64, ms []Member, order func(a, b Member) int) []
 	}
 	const none = -1
 	center := Centers(len(ms), edges) // by rank: the center, itself, or none
-	var clusters []Cluster
-	at := make(map[int32]int) // cluster by the rank of its center
-	for r := range center {
-		c := center[r]
+	// The members of each cluster are counted first, and their slices
+	// cut from one array: size[c] counts those of the center of rank c.
+	size := make([]int32, len(center))
+	count, total := 0, 0
+	for r, c := range center {
 		if c == none || c == int32(r) {
 			continue
 		}
-		k, ok := at[c]
-		if !ok {
-			k = len(clusters)
-			at[c] = k
-			clusters = append(clusters, Cluster{Representative: ms[byRank[c]].ID, Members: []Member{ms[byRank[c]]}})
+		if size[c] == 0 {
+			size[c] = 1 // the center
+			count++
+			total++
 		}
+		size[c]++
+		total++
+	}
+	all := make([]Member, total)
+	clusters := make([]Cluster, 0, count)
+	at := make([]int32, len(center)) // the cluster of the center of rank c, plus 1 once made
+	off := 0
+	for r, c := range center {
+		if c == none || c == int32(r) {
+			continue
+		}
+		if at[c] == 0 {
+			m := ms[byRank[c]]
+			n := int(size[c])
+			clusters = append(clusters, Cluster{Representative: m.ID, Members: append(all[off:off:off+n], m)})
+			off += n
+			at[c] = int32(len(clusters))
+		}
+		k := at[c] - 1
 		clusters[k].Members = append(clusters[k].Members, ms[byRank[r]])
 	}
 	return clusters
@@ -140,7 +159,8 @@ func Centers(n int, edges []uint64) []int32 {
 // pairGraph returns the pairs of q, each as its document numbers a<<32|b,
 // and the Member of every document in a pair, sorted by document number,
 // read from one snapshot. Cost: what Pairs costs, 8 bytes a pair,
-// a bit per document number and a record read per document in a pair.
+// a bit per document number, a record read per document in a pair, and a
+// sort of the pairs, on a goroutine of its own while the records are read.
 func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Member, error) {
 	var edges []uint64
 	var ms []Member
@@ -159,9 +179,16 @@ func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Membe
 		if err != nil {
 			return err
 		}
-		slices.Sort(edges)
-		edges = slices.Compact(edges)
+		// The edges are sorted on another goroutine while the members
+		// are read.
+		sorted := make(chan struct{})
+		go func() {
+			defer close(sorted)
+			slices.Sort(edges)
+			edges = slices.Compact(edges)
+		}()
 		ms, err = x.pairedMembers(tx.Bucket(bucketDocs).Cursor(), paired)
+		<-sorted
 		return err
 	})
 	return edges, ms, boltErr(err)
