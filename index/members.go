@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 )
@@ -144,19 +145,21 @@ func (x *Index) compareMany(opts *QueryOptions, a string, others []string, looku
 	ps := make([]Pair, len(others))
 	err = x.view(func(tx *bolt.Tx) error {
 		get := lookup(tx)
-		var ra, rb record
-		na, err := get(-1, &ra)
+		rs := comparedRecords.Get().(*[2]record)
+		defer comparedRecords.Put(rs)
+		ra, rb := &rs[0], &rs[1]
+		na, err := get(-1, ra)
 		if err != nil {
 			return err
 		}
 		// One verifier: it keeps a's set decoded from one pair to the next.
 		verified := x.verifier(tx)
 		for i, b := range others {
-			nb, err := get(i, &rb)
+			nb, err := get(i, rb)
 			if err != nil {
 				return err
 			}
-			if ps[i], err = x.compareRecords(q, verified, a, b, na, nb, &ra, &rb); err != nil {
+			if ps[i], err = x.compareRecords(q, verified, a, b, na, nb, ra, rb); err != nil {
 				return err
 			}
 		}
@@ -167,6 +170,10 @@ func (x *Index) compareMany(opts *QueryOptions, a string, others []string, looku
 	}
 	return ps, nil
 }
+
+// comparedRecords holds the records that compareMany decodes into, so
+// that a comparison after the first of a goroutine allocates none.
+var comparedRecords = sync.Pool{New: func() any { return new([2]record) }}
 
 // compareRecords returns the Pair of the stored documents a and b, numbered
 // na and nb, whose decoded records are ra and rb (see Compare); verified is
