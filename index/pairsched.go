@@ -16,9 +16,10 @@ import (
 // The table and band parts of Pairs run on up to GOMAXPROCS workers, each
 // with a read transaction of its own on the snapshot of the caller's
 // (beginSnapshot). The work is cut into units in the order of the scan of
-// one goroutine: a unit per table, and a unit per run of pairUnitKeys band
-// keys in key order, which the caller's goroutine reads from the bands
-// bucket as it hands them out. A worker hands the pairs of its unit over
+// one goroutine: a unit per part of a table (tableParts), and a unit per
+// run of pairUnitKeys band keys in key order, which the caller's
+// goroutine reads from the bands bucket as it hands them out (see
+// bandPairs for the keys it skips). A worker hands the pairs of its unit over
 // in chunks; the caller's goroutine passes them to fn unit after unit, in
 // the order of the units, so fn sees the pairs in the order of the scan on
 // one goroutine, from the caller's goroutine alone, and a pair is still
