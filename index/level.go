@@ -252,7 +252,10 @@ func (x *Index) levels() levels {
 // committed before a reader's snapshot was given its bands before the
 // commit (applyBands), so a reader that finds them empty once its
 // snapshot has begun finds every band of the snapshot in the bands
-// bucket.
+// bucket, provided it holds x.readers from before its snapshot began (as
+// view does): a merge that wrote a level's bands into the bucket after
+// the snapshot began retires that level only once no such reader is
+// left.
 func (l levels) bandsEmpty() bool {
 	for _, r := range l {
 		if r == nil {

@@ -180,15 +180,16 @@ func (x *Index) pairGraph(ctx context.Context, q queryParams) ([]uint64, []Membe
 			return err
 		}
 		// The edges are sorted on another goroutine while the members
-		// are read.
+		// are read; it is waited for also when a damaged record ends
+		// the read with a panic (see recoverCorrupt).
 		sorted := make(chan struct{})
 		go func() {
 			defer close(sorted)
 			slices.Sort(edges)
 			edges = slices.Compact(edges)
 		}()
+		defer func() { <-sorted }()
 		ms, err = x.pairedMembers(tx.Bucket(bucketDocs).Cursor(), paired)
-		<-sorted
 		return err
 	})
 	return edges, ms, boltErr(err)

@@ -172,7 +172,9 @@ func (x *Index) compareMany(opts *QueryOptions, a string, others []string, looku
 }
 
 // comparedRecords holds the records that compareMany decodes into, so
-// that a comparison after the first of a goroutine allocates none.
+// that CompareMembers' comparisons, once the pool holds a pair of records
+// grown to their size, allocate no record (those that look a document up
+// by ID, as CompareAll's do, still make one).
 var comparedRecords = sync.Pool{New: func() any { return new([2]record) }}
 
 // compareRecords returns the Pair of the stored documents a and b, numbered

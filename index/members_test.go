@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/bits"
 	"slices"
 	"testing"
@@ -166,5 +167,61 @@ func TestMembersCompare(t *testing.T) {
 	}
 	if _, err := x.CompareMembers(byID[docs[7].ID], members(ids), nil); !errors.Is(err, index.ErrNotFound) {
 		t.Errorf("CompareMembers of a deleted member: %v", err)
+	}
+}
+
+// TestCompareMembersShapes compares, in turn, each document of a mix of
+// short texts (with a short set), long ones (without) and an empty one
+// with all the others through CompareMembers, whose records are decoded
+// into the same pooled records from one comparison to the next: every
+// result is Compare's, with and without Verify.
+func TestCompareMembersShapes(t *testing.T) {
+	t.Parallel()
+	long := verifyCorpus(t)[:8]
+	var docs []index.Doc
+	for i, s := range []string{
+		"the quick brown fox jumps over the lazy dog",
+		"the quick brown fox jumped over the lazy dog",
+		"a stitch in time saves nine, as the old saying goes",
+		"a stitch in time saves nine as the saying goes",
+		"...",
+	} {
+		docs = append(docs, index.Doc{ID: fmt.Sprint("short", i), Text: []byte(s)}, long[i])
+	}
+	docs = append(docs, long[5:]...)
+	x := newIndex(t, &index.Settings{StoreShingles: true})
+	if _, err := x.Load(context.Background(), seqDocs(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	var ms []index.Member
+	if err := x.Members(context.Background(), func(m index.Member) error { ms = append(ms, m); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	f, err := index.NewFingerprinter(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shorts := 0
+	for _, d := range docs {
+		if len(f.Short(d.Text)) > 0 {
+			shorts++
+		}
+	}
+	if shorts < 4 || shorts == len(docs) {
+		t.Fatalf("%d of %d texts have a short set: want both kinds", shorts, len(docs))
+	}
+	for _, o := range []*index.QueryOptions{nil, {Verify: true}} {
+		for i, k := range ms {
+			others := append(slices.Clone(ms[:i]), ms[i+1:]...)
+			ps, err := x.CompareMembers(k, others, o)
+			if err != nil || len(ps) != len(others) {
+				t.Fatalf("CompareMembers(%s): %d pairs of %d, %v", k.ID, len(ps), len(others), err)
+			}
+			for j, m := range others {
+				if p, err := x.Compare(k.ID, m.ID, o); err != nil || ps[j] != p {
+					t.Errorf("CompareMembers(%s)[%s] = %+v, Compare = %+v, %v", k.ID, m.ID, ps[j], p, err)
+				}
+			}
+		}
 	}
 }

@@ -639,22 +639,25 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 		return err
 	}
 	// The keys of the in-memory levels that have no posting in the bucket
-	// (not the exact keys the levels hold too).
-	done := make(map[recentKey]bool)
+	// (not the exact keys the levels hold too), each once, in key order:
+	// the levels are maps, and the pairs come in the order of the keys.
+	var only []recentKey
 	for _, r := range lv {
 		for _, k := range r.keys() {
-			if k.b == exactBand || done[k] {
-				continue
+			if k.b != exactBand {
+				only = append(only, k)
 			}
-			if p, err := x.bandPosting(c, int(k.b), k.h); err != nil {
-				return err
-			} else if p != nil {
-				continue
-			}
-			done[k] = true
-			if err := add(int(k.b), k.h, nil, nil); err != nil {
-				return err
-			}
+		}
+	}
+	slices.SortFunc(only, func(a, b recentKey) int { return cmp.Or(cmp.Compare(a.b, b.b), cmp.Compare(a.h, b.h)) })
+	for _, k := range slices.Compact(only) {
+		if p, err := x.bandPosting(c, int(k.b), k.h); err != nil {
+			return err
+		} else if p != nil {
+			continue
+		}
+		if err := add(int(k.b), k.h, nil, nil); err != nil {
+			return err
 		}
 	}
 	return flush()
@@ -666,7 +669,7 @@ func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, 
 	if v, ok := cache.get(n); ok {
 		return v, nil
 	}
-	v := seekRecord(w.dc, n) // w's cursor: no cursor made a record
+	v := seekRecord(w.dc, n) // w's cursor: no new cursor a record
 	if r, err := decodeRecord(v, x.lay, false); err != nil {
 		return nil, err
 	} else if !r.text {

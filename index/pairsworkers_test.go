@@ -86,6 +86,12 @@ func checkPairWorkers(t *testing.T, x *index.Index, opts index.QueryOptions, wan
 		if len(got) != len(want) {
 			t.Fatalf("%s workers: %d pairs, brute force %d", c.name, len(got), len(want))
 		}
+		if c.workers == 1 {
+			// The same scan again: the same order (the levels are maps).
+			if again := pairsOf(t, x, &opts); !slices.Equal(again, got) {
+				t.Fatalf("%s workers: the pairs in another order the second time", c.name)
+			}
+		}
 		if first == nil {
 			first = got
 		} else if !slices.Equal(got, first) {
@@ -141,12 +147,32 @@ func TestPairsWorkersFingerprints(t *testing.T) {
 			}
 		}
 	}
-	x := newIndex(t, &index.Settings{MaxDistance: k, ExpectedDocs: 4000})
-	if _, err := x.Load(context.Background(), c.docs(), nil); err != nil {
-		t.Fatal(err)
-	}
-	if n := checkPairWorkers(t, x, index.QueryOptions{}, want); n < 500 {
-		t.Fatalf("only %d pairs: plant more", n)
+	// The design's key bits, and keys of 1 and 2 bits (fewer keys than
+	// the parts a table is cut into in these tests) and of the smallest
+	// prefix; half the fingerprints loaded in bulk, half added with the
+	// levels never merged (groups of the levels alone).
+	d := index.DesignFor(k, 4000)
+	pmin, _ := d.PrefixBits(k)
+	for _, kb := range []int{d.KeyBits, 1, 2, pmin} {
+		t.Run(fmt.Sprint("keybits=", kb), func(t *testing.T) {
+			t.Parallel()
+			d := index.Design{Blocks: d.Blocks, KeyBits: kb}
+			s := &index.Settings{MaxDistance: k, ExpectedDocs: 4000, Design: d, NoMinHash: true}
+			x := openIndex(t, filepath.Join(t.TempDir(), "t.simidx"), &index.Options{Settings: s, NoSync: true, Log: directLog, RecentBands: 1 << 30})
+			var docs []index.Doc
+			for d := range c.docs() {
+				docs = append(docs, d)
+			}
+			if _, err := x.Load(context.Background(), seqDocs(docs[:len(docs)/2]), nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := x.Add(docs[len(docs)/2:]...); err != nil {
+				t.Fatal(err)
+			}
+			if n := checkPairWorkers(t, x, index.QueryOptions{}, want); n < 500 {
+				t.Fatalf("only %d pairs: plant more", n)
+			}
+		})
 	}
 }
 
@@ -201,22 +227,33 @@ func TestPairsWorkersTexts(t *testing.T) {
 	docs := verifyCorpus(t)
 	s := &index.Settings{ExpectedDocs: 1000}
 	k := index.DefaultMaxDistance
-	for _, online := range []bool{false, true} {
+	// Loaded in bulk; a third loaded and the rest added with the levels
+	// never merged; all added with the levels never merged (every band key
+	// of the levels alone); a third loaded and the rest added, merged at
+	// every commit (the levels empty).
+	for _, online := range []string{"", "after a load", "added", "merged"} {
 		t.Run(fmt.Sprint("online=", online), func(t *testing.T) {
 			t.Parallel()
 			var x *index.Index
-			if online {
-				x = openIndex(t, filepath.Join(t.TempDir(), "t.simidx"), &index.Options{Settings: s, NoSync: true, Log: directLog, RecentBands: 1 << 30})
-				if _, err := x.Load(context.Background(), seqDocs(docs[:len(docs)/3]), nil); err != nil {
+			if online != "" {
+				recent, loaded := 1<<30, len(docs)/3
+				switch online {
+				case "added":
+					loaded = 0
+				case "merged":
+					recent = -1
+				}
+				x = openIndex(t, filepath.Join(t.TempDir(), "t.simidx"), &index.Options{Settings: s, NoSync: true, Log: directLog, RecentBands: recent})
+				if _, err := x.Load(context.Background(), seqDocs(docs[:loaded]), nil); err != nil {
 					t.Fatal(err)
 				}
-				for i := len(docs) / 3; i < len(docs); i += 50 {
+				for i := loaded; i < len(docs); i += 50 {
 					if err := x.Add(docs[i:min(i+50, len(docs))]...); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if st, err := x.Stats(); err != nil || st.RecentBands == 0 {
-					t.Fatalf("no documents in the band level: %+v, %v", st, err)
+				if st, err := x.Stats(); err != nil || (st.RecentBands == 0) != (online == "merged") {
+					t.Fatalf("%d documents in the band level: %+v, %v", st.RecentBands, st, err)
 				}
 			} else {
 				x = newIndex(t, s)
