@@ -47,13 +47,14 @@ import (
 // x = b<<1 and the bitmap.
 //
 // In an index created by schema 14 or later (its bandgroups value's second
-// byte is 2, or 3 from schema 15 on: groupCodec.lists) the uvarint x also tells a list from a
-// bitmap: x = n<<1 | 1 is a posting of one document n, as in schema 13; x
-// = (c-2)<<2 | 2 is a posting of c documents, 2 to maxListDocs, that
-// follows as uvarints: the first number and then each number's distance
-// from the one before it, less one (3 bytes a document for numbers spread
-// over 2^21, 1 for near ones, where a roaring bitmap of 2 documents takes
-// about 27); x = b<<2 is a roaring bitmap of b bytes, of more documents.
+// byte is 2, or 3 from schema 15 on: groupCodec.lists) the uvarint x also
+// tells a list from a bitmap: x = n<<1 | 1 is a posting of one document
+// n, as in schema 13; x = (c-2)<<2 | 2 is a posting of c documents, 2 to
+// maxListDocs, that follows as uvarints: the first number and then each
+// number's distance from the one before it, less one (3 bytes a document
+// for numbers spread over 2^21, 1 for near ones, where a roaring bitmap of
+// 2 documents takes about 27); x = b<<2 is a roaring bitmap of b bytes, of
+// more documents.
 //
 // An index created by schema 15 or later (second byte 3, groupsLarge)
 // writes its entries as schema 14 does, in groups of about 64 hashes at

@@ -84,12 +84,17 @@ func (x *Index) CompareAll(a string, others []string, opts *QueryOptions) ([]Pai
 			if i >= 0 {
 				id = others[i]
 			}
-			// Without the bands, which a comparison does not use.
-			n, rec, err := x.lookupBands(tx, id, true, false)
-			*r = rec
-			return n, err
+			return x.lookupCompared(tx, id, r)
 		}
 	})
+}
+
+// lookupCompared looks document id up for compareMany: its number, and
+// its record, without the bands, which a comparison does not use, in r.
+func (x *Index) lookupCompared(tx *bolt.Tx, id string, r *record) (uint32, error) {
+	n, rec, err := x.lookupBands(tx, id, true, false)
+	*r = rec
+	return n, err
 }
 
 // CompareMembers returns Compare(k.ID, m.ID, opts) for each m of others,
@@ -116,9 +121,7 @@ func (x *Index) CompareMembers(k Member, others []Member, opts *QueryOptions) ([
 			}
 			v := seekRecord(c, m.Seq)
 			if len(v) < 9 || string(idBytes(v, x.lay)) != m.ID {
-				n, rec, err := x.lookupBands(tx, m.ID, true, false)
-				*r = rec
-				return n, err
+				return x.lookupCompared(tx, m.ID, r)
 			}
 			// Into r's slices, without the ID, which is m.ID.
 			return m.Seq, decodeRecordInto(r, v, x.lay, true, false, false)

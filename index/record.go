@@ -298,14 +298,12 @@ func decodeRecordBands(v []byte, l layout, full, bands bool) (record, error) {
 
 // decodeRecordInto is decodeRecordBands into r, reusing r's slices; with
 // id false it leaves r.id empty, and costs no allocation once r's slices
-// have grown to the record's values.
+// have grown to the record's values. On an error r holds nothing of use.
 func decodeRecordInto(r *record, v []byte, l layout, full, bands, id bool) error {
 	if len(v) < 9 {
-		*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 		return fmt.Errorf("%w: short document record", ErrCorrupt)
 	}
 	if n := len(v) - 4; v[8]&flagCRC != 0 && (n < 9 || crc32.Checksum(v[:n], castagnoli) != binary.BigEndian.Uint32(v[n:])) {
-		*r = record{sig: r.sig[:0], bands: r.bands[:0], set: r.set[:0], short: r.short[:0]}
 		return fmt.Errorf("%w: %v", ErrCorrupt, corruptRecord{binary.BigEndian.Uint64(v)})
 	}
 	return decodeFields(r, v, l, full, bands, id)
