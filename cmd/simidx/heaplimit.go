@@ -17,11 +17,16 @@ import (
 // environment sets no GOMEMLIMIT: a soft limit (debug.SetMemoryLimit) of
 // half as much again as the larger of that footprint and the live heap
 // after the last collection, set again at each progress report of the
-// load and every heapLimitEvery. Without it the heap grows to twice the
-// live heap between collections (GOGC 100). As the limit follows the live
-// heap, the collector runs about twice as often as GOGC 100 has it run at
-// most, whatever the corpus, but for a live heap that grows past the limit
-// between two settings; the limit is lifted when the load returns.
+// load and every heapLimitEvery. Within the limit, the heap grows to five
+// times the live heap between collections (GOGC loadGCPercent, unless the
+// environment sets GOGC): a load's live heap is small while it analyses
+// (its postings are packed in large blocks), and the default GOGC (100)
+// collects after every few MB of texts read, a few percent of the CPU of
+// a load of long texts. A heap that the limit holds is collected as
+// often as the limit has it, about twice as often as GOGC 100 would at
+// most, whatever the corpus, but for a live heap that grows past the
+// limit between two settings. The limit and the GOGC are lifted when the
+// load returns.
 //
 // Loads running together in one process (tests) share the limit: the
 // largest of theirs, lifted when the last one stops.
@@ -41,11 +46,15 @@ const heapLimitEvery = 100 * time.Millisecond
 // heapLimitFactor is the limit's multiple of the footprint or live heap.
 const heapLimitFactor = 1.5
 
+// loadGCPercent is the GOGC of a load when the environment sets none.
+const loadGCPercent = 400
+
 // heapLimits are the loads holding the limit in this process.
 var heapLimits struct {
 	sync.Mutex
-	on   map[*heapLimit]bool
-	prev int64 // the limit before the first
+	on     map[*heapLimit]bool
+	prev   int64 // the limit before the first
+	prevGC int   // the GOGC before the first, or -2 if left alone
 }
 
 // startHeapLimit sets the limit of a load with LoadOptions.Memory memory
@@ -59,6 +68,10 @@ func startHeapLimit(memory int64) *heapLimit {
 	if len(heapLimits.on) == 0 {
 		heapLimits.on = make(map[*heapLimit]bool)
 		heapLimits.prev = debug.SetMemoryLimit(-1)
+		heapLimits.prevGC = -2
+		if os.Getenv("GOGC") == "" {
+			heapLimits.prevGC = debug.SetGCPercent(loadGCPercent)
+		}
 	}
 	heapLimits.on[h] = true
 	h.setLocked()
@@ -115,6 +128,10 @@ func (h *heapLimit) setLocked() {
 func setHeapLimitLocked() {
 	if len(heapLimits.on) == 0 {
 		debug.SetMemoryLimit(heapLimits.prev)
+		if heapLimits.prevGC != -2 {
+			debug.SetGCPercent(heapLimits.prevGC)
+			heapLimits.prevGC = -2
+		}
 		return
 	}
 	limit := int64(0)

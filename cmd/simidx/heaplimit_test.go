@@ -72,3 +72,39 @@ func TestHeapLimit(t *testing.T) {
 	}
 	c.stop()
 }
+
+// TestHeapLimitGOGC checks the GOGC of loads: loadGCPercent while a load
+// holds the limit, the one before once the last stops, and left alone
+// when the environment sets GOGC or GOMEMLIMIT.
+func TestHeapLimitGOGC(t *testing.T) {
+	gogc := func() int {
+		p := debug.SetGCPercent(100)
+		debug.SetGCPercent(p)
+		return p
+	}
+	before := gogc()
+	defer debug.SetGCPercent(before)
+	const m = 64 << 20
+	for _, env := range []struct{ gogc, memlimit string }{{"", ""}, {"50", ""}, {"", "1GiB"}} {
+		t.Setenv("GOGC", env.gogc)
+		t.Setenv("GOMEMLIMIT", env.memlimit)
+		debug.SetGCPercent(before)
+		want := loadGCPercent
+		if env != (struct{ gogc, memlimit string }{}) {
+			want = before
+		}
+		a := startHeapLimit(m)
+		b := startHeapLimit(m)
+		if got := gogc(); got != want {
+			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d during two loads, want %d", env.gogc, env.memlimit, got, want)
+		}
+		a.stop()
+		if got := gogc(); got != want {
+			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d with one load left, want %d", env.gogc, env.memlimit, got, want)
+		}
+		b.stop()
+		if got := gogc(); got != before {
+			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d after the loads, want the one before, %d", env.gogc, env.memlimit, got, before)
+		}
+	}
+}

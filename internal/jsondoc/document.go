@@ -111,10 +111,12 @@ func decodeString(b []byte, i int) (end int, s []byte, ok bool) {
 	raw := b[i+1 : j]
 	// The decoded string is as long as raw, or shorter, unless raw is not
 	// UTF-8.
-	s, high, ok := unquoteChecked(make([]byte, 0, len(raw)), raw, false)
+	s = make([]byte, len(raw))
+	n, high, ok := unquoteInto(s, raw)
 	if !ok {
 		return i, nil, false
 	}
+	s = s[:n]
 	if high && !utf8.Valid(raw) {
 		s, _, _ = unquoteChecked(make([]byte, 0, len(raw)+len(raw)/2), raw, true)
 	}
@@ -206,6 +208,93 @@ func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
 				}
 			}
 			dst = utf8.AppendRune(dst, r)
+		}
+	}
+}
+
+// unquoteInto is unquoteChecked without fix, into d, which is at least as
+// long as s; n is the length of the string decoded into d. Each run
+// without escapes is checked and copied in one pass, 8 bytes at a time:
+// a word is stored before it is checked, which d's length allows, as
+// nothing decodes to more bytes than it takes in s.
+func unquoteInto(d, s []byte) (n int, high, ok bool) {
+	d = d[:len(s)]
+	var or uint64 // the bytes of the runs without escapes, or'ed
+	r, w := 0, 0  // read from s[r], written to d[w]; w <= r
+	for {
+		hit := false
+		for r+8 <= len(s) {
+			x := binary.LittleEndian.Uint64(s[r:])
+			binary.LittleEndian.PutUint64(d[w:], x)
+			if m := special(x); m != 0 {
+				k := bits.TrailingZeros64(m) / 8
+				or |= x & (1<<(8*k) - 1)
+				r, w = r+k, w+k
+				hit = true
+				break
+			}
+			or |= x
+			r, w = r+8, w+8
+		}
+		if !hit {
+			for r < len(s) && s[r] >= 0x20 && s[r] != '"' && s[r] != '\\' {
+				or |= uint64(s[r])
+				d[w] = s[r]
+				r, w = r+1, w+1
+			}
+			if r == len(s) {
+				return w, or&highs != 0, true
+			}
+		}
+		if s[r] != '\\' { // a quote or a control character
+			return 0, false, false
+		}
+		// Escapes come in runs, as in text with every letter escaped.
+		for r < len(s) && s[r] == '\\' {
+			if r+1 == len(s) {
+				return 0, false, false
+			}
+			if c := s[r+1]; c != 'u' {
+				e := unescaped[c]
+				if e == 0 {
+					return 0, false, false
+				}
+				d[w] = e
+				r, w = r+2, w+1
+				continue
+			}
+			if r+6 > len(s) {
+				return 0, false, false
+			}
+			c := hex4(s[r+2 : r+6])
+			r += 6
+			switch {
+			case c < 0:
+				return 0, false, false
+			case c < utf8.RuneSelf:
+				d[w] = byte(c)
+				w++
+				continue
+			case c < 0x800: // the letters of most alphabets: two bytes
+				d[w], d[w+1] = 0xc0|byte(c>>6), 0x80|byte(c)&0x3f
+				w += 2
+				continue
+			case !utf16.IsSurrogate(c): // three bytes
+				d[w], d[w+1], d[w+2] = 0xe0|byte(c>>12), 0x80|byte(c>>6)&0x3f, 0x80|byte(c)&0x3f
+				w += 3
+				continue
+			default:
+				c2 := rune(-1)
+				if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
+					c2 = hex4(s[r+2 : r+6]) // checked as the next escape if not a pair
+				}
+				// A high surrogate and a low one make a pair; anything
+				// else is U+FFFD, and what follows is read on its own.
+				if c = utf16.DecodeRune(c, c2); c != utf8.RuneError {
+					r += 6
+				}
+			}
+			w += utf8.EncodeRune(d[w:], c)
 		}
 	}
 }

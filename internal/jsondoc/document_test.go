@@ -78,6 +78,9 @@ func TestDocument(t *testing.T) {
 		{`{"id":"a","text":"\u041f\u0440\u0438 \ud83d\ude00 \ud83d\t"}`, `"a"`, "При \U0001F600 \ufffd\t", true},
 		{"{\"id\":\"a\",\"text\":\"\xff\xe4\xb8\\u00e9\"}", `"a"`, "\ufffd\ufffd\ufffdé", true},
 		{`{"\u0069d":"a","t\u0065xt":"b","text":"c"}`, `"a"`, "c", true},
+		{`{"id":"a","text":"1234567\n12345678\"\\abcdefgh\u00e9\u20ac\ud83d\ude00xyzxyzxy\t"}`, `"a"`, "1234567\n12345678\"\\abcdefghé€\U0001F600xyzxyzxy\t", true},
+		{"{\"id\":\"a\",\"text\":\"12345678\x01\"}", "", "", false},
+		{"{\"id\":\"a\",\"text\":\"1234567\\u00zz\"}", "", "", false},
 		{`{"id":"a","text":5}`, "", "", false},
 		{`{"id":"a"}`, "", "", false},
 		{`{"id":"a","text":"b"`, "", "", false},
@@ -120,6 +123,7 @@ func FuzzDocument(f *testing.F) {
 	for _, s := range []string{
 		`{"id":"a","text":"b"}`, `{"id":1,"text":"\u041f\u0440\ud83d\ude00\ud83d"}`, "{\"id\":\"a\",\"text\":\"\xff\\n\"}",
 		`{"t\u0065xt":"b","id":[1,{"a":null}],"text":"c"}`, `{"id":"a","text":"b","x":{"y":[true,false,-0.5e3]}}`,
+		`{"id":"a","text":"1234567\n12345678\"\\abcdefgh\u00e9\u20ac\ud83d\ude00xyzxyzxy\t"}`,
 	} {
 		f.Add([]byte(s), "id", "text")
 	}
