@@ -17,16 +17,21 @@ import (
 // environment sets no GOMEMLIMIT: a soft limit (debug.SetMemoryLimit) of
 // half as much again as the larger of that footprint and the live heap
 // after the last collection, set again at each progress report of the
-// load and every heapLimitEvery. Within the limit, the heap grows to five
-// times the live heap between collections (GOGC loadGCPercent, unless the
-// environment sets GOGC): a load's live heap is small while it analyses
-// (its postings are packed in large blocks), and the default GOGC (100)
-// collects after every few MB of texts read, a few percent of the CPU of
-// a load of long texts. A heap that the limit holds is collected as
-// often as the limit has it, about twice as often as GOGC 100 would at
-// most, whatever the corpus, but for a live heap that grows past the
-// limit between two settings. The limit and the GOGC are lifted when the
-// load returns.
+// load and every heapLimitEvery. As the limit follows the live heap, the
+// collector runs at most about twice as often as GOGC 100 has it run,
+// whatever the corpus, but for a live heap that grows past the limit
+// between two settings.
+//
+// Unless the environment sets GOGC, a load also sets the GOGC, at the same
+// times, so that the heap may grow by loadHeadroom between collections
+// (loadGCPercent): from 100, the default, for a live heap of loadHeadroom
+// or more, to maxLoadGCPercent for one of a quarter of that or less. A
+// load of long texts holds a small live heap while it analyses (its
+// postings are packed in large blocks) and allocates each text as it
+// reads it: at GOGC 100 it was collected after every few MB read, a few
+// percent of its CPU. The heap then peaks at about loadHeadroom more than
+// the live heap, within the limit. The limit and the GOGC are restored
+// when the last load stops.
 //
 // Loads running together in one process (tests) share the limit: the
 // largest of theirs, lifted when the last one stops.
@@ -46,15 +51,31 @@ const heapLimitEvery = 100 * time.Millisecond
 // heapLimitFactor is the limit's multiple of the footprint or live heap.
 const heapLimitFactor = 1.5
 
-// loadGCPercent is the GOGC of a load when the environment sets none.
-const loadGCPercent = 400
+// loadHeadroom is the growth of the heap between collections that a
+// load's GOGC allows, and maxLoadGCPercent its largest GOGC.
+const (
+	loadHeadroom     = 64 << 20
+	maxLoadGCPercent = 400
+)
+
+// loadGCPercent returns the GOGC of loads in a process of live bytes of
+// live heap: the percentage of it that loadHeadroom is, from 100 to
+// maxLoadGCPercent.
+func loadGCPercent(live int64) int {
+	if live <= loadHeadroom/maxLoadGCPercent*100 {
+		return maxLoadGCPercent
+	}
+	return int(min(max(loadHeadroom*100/live, 100), maxLoadGCPercent))
+}
 
 // heapLimits are the loads holding the limit in this process.
 var heapLimits struct {
 	sync.Mutex
 	on     map[*heapLimit]bool
 	prev   int64 // the limit before the first
-	prevGC int   // the GOGC before the first, or -2 if left alone
+	ownGC  bool  // the loads set the GOGC (the environment sets none)
+	gc     int   // the GOGC they set, 0 before they set one
+	prevGC int   // the GOGC before they set one
 }
 
 // startHeapLimit sets the limit of a load with LoadOptions.Memory memory
@@ -68,10 +89,7 @@ func startHeapLimit(memory int64) *heapLimit {
 	if len(heapLimits.on) == 0 {
 		heapLimits.on = make(map[*heapLimit]bool)
 		heapLimits.prev = debug.SetMemoryLimit(-1)
-		heapLimits.prevGC = -2
-		if os.Getenv("GOGC") == "" {
-			heapLimits.prevGC = debug.SetGCPercent(loadGCPercent)
-		}
+		heapLimits.ownGC, heapLimits.gc = os.Getenv("GOGC") == "", 0
 	}
 	heapLimits.on[h] = true
 	h.setLocked()
@@ -110,8 +128,8 @@ func (h *heapLimit) set() {
 	}
 }
 
-// setLocked sets h's limit for the documents it has read and the
-// process's to the largest of the loads'.
+// setLocked sets h's limit for the documents it has read, the process's
+// to the largest of the loads', and the loads' GOGC for the live heap.
 func (h *heapLimit) setLocked() {
 	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	metrics.Read(s)
@@ -121,6 +139,13 @@ func (h *heapLimit) setLocked() {
 	}
 	h.want = int64(heapLimitFactor * float64(max(index.LoadFootprint(h.docs.Load(), h.memory), live)))
 	setHeapLimitLocked()
+	if g := loadGCPercent(live); heapLimits.ownGC && g != heapLimits.gc {
+		prev := debug.SetGCPercent(g)
+		if heapLimits.gc == 0 {
+			heapLimits.prevGC = prev
+		}
+		heapLimits.gc = g
+	}
 }
 
 // setHeapLimitLocked sets the process's limit to the largest of the
@@ -128,10 +153,10 @@ func (h *heapLimit) setLocked() {
 func setHeapLimitLocked() {
 	if len(heapLimits.on) == 0 {
 		debug.SetMemoryLimit(heapLimits.prev)
-		if heapLimits.prevGC != -2 {
+		if heapLimits.ownGC && heapLimits.gc != 0 {
 			debug.SetGCPercent(heapLimits.prevGC)
-			heapLimits.prevGC = -2
 		}
+		heapLimits.ownGC, heapLimits.gc = false, 0
 		return
 	}
 	limit := int64(0)

@@ -73,9 +73,9 @@ func TestHeapLimit(t *testing.T) {
 	c.stop()
 }
 
-// TestHeapLimitGOGC checks the GOGC of loads: loadGCPercent while a load
-// holds the limit, the one before once the last stops, and left alone
-// when the environment sets GOGC or GOMEMLIMIT.
+// TestHeapLimitGOGC checks the GOGC of loads: loadGCPercent of the live
+// heap while a load holds the limit, the one before once the last stops,
+// and left alone when the environment sets GOGC or GOMEMLIMIT.
 func TestHeapLimitGOGC(t *testing.T) {
 	gogc := func() int {
 		p := debug.SetGCPercent(100)
@@ -85,13 +85,15 @@ func TestHeapLimitGOGC(t *testing.T) {
 	before := gogc()
 	defer debug.SetGCPercent(before)
 	const m = 64 << 20
+	const other = 137 // a GOGC no load sets
 	for _, env := range []struct{ gogc, memlimit string }{{"", ""}, {"50", ""}, {"", "1GiB"}} {
 		t.Setenv("GOGC", env.gogc)
 		t.Setenv("GOMEMLIMIT", env.memlimit)
-		debug.SetGCPercent(before)
-		want := loadGCPercent
-		if env != (struct{ gogc, memlimit string }{}) {
-			want = before
+		debug.SetGCPercent(other)
+		runtime.GC()
+		want := other
+		if env == (struct{ gogc, memlimit string }{}) {
+			want = loadGCPercent(liveHeap())
 		}
 		a := startHeapLimit(m)
 		b := startHeapLimit(m)
@@ -103,8 +105,47 @@ func TestHeapLimitGOGC(t *testing.T) {
 			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d with one load left, want %d", env.gogc, env.memlimit, got, want)
 		}
 		b.stop()
-		if got := gogc(); got != before {
-			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d after the loads, want the one before, %d", env.gogc, env.memlimit, got, before)
+		if got := gogc(); got != other {
+			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d after the loads, want the one before, %d", env.gogc, env.memlimit, got, other)
+		}
+		a.update(1000) // after its stop: changes nothing
+		if got := gogc(); got != other {
+			t.Fatalf("GOGC %q, GOMEMLIMIT %q: GOGC %d after an update of a stopped load, want %d", env.gogc, env.memlimit, got, other)
+		}
+	}
+
+	// A large live heap brings the GOGC down to 100.
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	big := make([]byte, 2*loadHeadroom)
+	runtime.GC()
+	c := startHeapLimit(m)
+	if got := gogc(); got != 100 {
+		t.Fatalf("GOGC %d with a live heap of %d bytes, want 100", got, len(big))
+	}
+	runtime.KeepAlive(big)
+	c.stop()
+}
+
+// liveHeap returns the live heap after the last collection.
+func liveHeap() int64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return int64(s[0].Value.Uint64())
+}
+
+// TestLoadGCPercent checks the GOGC of loads by live heap: a growth of
+// loadHeadroom between collections, from 100 to maxLoadGCPercent.
+func TestLoadGCPercent(t *testing.T) {
+	for _, tc := range []struct {
+		live int64
+		want int
+	}{
+		{0, maxLoadGCPercent}, {1 << 20, maxLoadGCPercent}, {loadHeadroom / 4, maxLoadGCPercent},
+		{loadHeadroom / 2, 200}, {loadHeadroom, 100}, {10 * loadHeadroom, 100}, {1 << 62, 100},
+	} {
+		if got := loadGCPercent(tc.live); got != tc.want {
+			t.Errorf("loadGCPercent(%d) = %d, want %d", tc.live, got, tc.want)
 		}
 	}
 }

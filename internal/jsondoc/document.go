@@ -216,7 +216,7 @@ func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
 // long as s; n is the length of the string decoded into d. Each run
 // without escapes is checked and copied in one pass, 8 bytes at a time:
 // a word is stored before it is checked, which d's length allows, as
-// nothing decodes to more bytes than it takes in s.
+// nothing decodes to more bytes than it takes in s. d must not overlap s.
 func unquoteInto(d, s []byte) (n int, high, ok bool) {
 	d = d[:len(s)]
 	var or uint64 // the bytes of the runs without escapes, or'ed
