@@ -28,8 +28,8 @@ import (
 // or more, to maxLoadGCPercent for one of a quarter of that or less. A
 // load of long texts holds a small live heap while it analyses (its
 // postings are packed in large blocks) and allocates each text as it
-// reads it: at GOGC 100 it was collected after every few MB read, a few
-// percent of its CPU. The heap then peaks at about loadHeadroom more than
+// reads it: GOGC 100 collects it after every few MB read, a few percent
+// of its CPU. The heap then peaks at about loadHeadroom more than
 // the live heap, within the limit. The limit and the GOGC are restored
 // when the last load stops.
 //
