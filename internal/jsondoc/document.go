@@ -152,6 +152,8 @@ func closingQuote(b []byte, i int) (int, bool) {
 // not valid JSON. fix says s is not valid UTF-8, and that each byte that
 // is not UTF-8 is to become U+FFFD. high says s holds bytes of 0x80 or
 // more. It costs one pass over s; runs without escapes are copied whole.
+// The texts of documents take unquoteInto, faster; this one decodes the
+// rest (names with escapes, texts that are not UTF-8).
 func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
 	var or uint64 // the bytes of the runs without escapes, or'ed
 	for {
@@ -179,37 +181,39 @@ func unquoteChecked(dst, s []byte, fix bool) (_ []byte, high, ok bool) {
 				s = s[2:]
 				continue
 			}
-			if len(s) < 6 {
+			r, n := unescapeU(s)
+			if n == 0 {
 				return dst, false, false
 			}
-			r := hex4(s[2:6])
-			s = s[6:]
-			switch {
-			case r < 0:
-				return dst, false, false
-			case r < utf8.RuneSelf:
-				dst = append(dst, byte(r))
-				continue
-			case r < 0x800: // the letters of most alphabets: two bytes
-				dst = append(dst, 0xc0|byte(r>>6), 0x80|byte(r)&0x3f)
-				continue
-			case !utf16.IsSurrogate(r): // three bytes
-				dst = append(dst, 0xe0|byte(r>>12), 0x80|byte(r>>6)&0x3f, 0x80|byte(r)&0x3f)
-				continue
-			default:
-				r2 := rune(-1)
-				if len(s) >= 6 && s[0] == '\\' && s[1] == 'u' {
-					r2 = hex4(s[2:6]) // checked as the next escape if not a pair
-				}
-				// A high surrogate and a low one make a pair; anything
-				// else is U+FFFD, and what follows is read on its own.
-				if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
-					s = s[6:]
-				}
-			}
+			s = s[n:]
 			dst = utf8.AppendRune(dst, r)
 		}
 	}
+}
+
+// unescapeU decodes the \u escape at the start of s, taking the escape of
+// a low surrogate after that of a high one with it: the rune, U+FFFD for
+// a surrogate not in a pair (what follows it is read on its own), and
+// the bytes it takes, 6 or 12; n is 0 if s does not start with a valid \u
+// escape.
+func unescapeU(s []byte) (r rune, n int) {
+	if len(s) < 6 {
+		return 0, 0
+	}
+	if r = hex4(s[2:6]); r < 0 {
+		return 0, 0
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	r2 := rune(-1)
+	if len(s) >= 12 && s[6] == '\\' && s[7] == 'u' {
+		r2 = hex4(s[8:12]) // checked as the next escape if not a pair
+	}
+	if r = utf16.DecodeRune(r, r2); r != utf8.RuneError {
+		return r, 12
+	}
+	return utf8.RuneError, 6
 }
 
 // unquoteInto is unquoteChecked without fix, into d, which is at least as
@@ -263,38 +267,28 @@ func unquoteInto(d, s []byte) (n int, high, ok bool) {
 				r, w = r+2, w+1
 				continue
 			}
+			// The runes of one to three bytes here, as most text escaped
+			// as \uXXXX is; surrogates by unescapeU.
 			if r+6 > len(s) {
 				return 0, false, false
 			}
-			c := hex4(s[r+2 : r+6])
-			r += 6
-			switch {
+			switch c := hex4(s[r+2 : r+6]); {
 			case c < 0:
 				return 0, false, false
 			case c < utf8.RuneSelf:
 				d[w] = byte(c)
-				w++
-				continue
-			case c < 0x800: // the letters of most alphabets: two bytes
+				r, w = r+6, w+1
+			case c < 0x800:
 				d[w], d[w+1] = 0xc0|byte(c>>6), 0x80|byte(c)&0x3f
-				w += 2
-				continue
-			case !utf16.IsSurrogate(c): // three bytes
+				r, w = r+6, w+2
+			case !utf16.IsSurrogate(c):
 				d[w], d[w+1], d[w+2] = 0xe0|byte(c>>12), 0x80|byte(c>>6)&0x3f, 0x80|byte(c)&0x3f
-				w += 3
-				continue
+				r, w = r+6, w+3
 			default:
-				c2 := rune(-1)
-				if r+6 <= len(s) && s[r] == '\\' && s[r+1] == 'u' {
-					c2 = hex4(s[r+2 : r+6]) // checked as the next escape if not a pair
-				}
-				// A high surrogate and a low one make a pair; anything
-				// else is U+FFFD, and what follows is read on its own.
-				if c = utf16.DecodeRune(c, c2); c != utf8.RuneError {
-					r += 6
-				}
+				c, size := unescapeU(s[r:])
+				r += size
+				w += utf8.EncodeRune(d[w:], c)
 			}
-			w += utf8.EncodeRune(d[w:], c)
 		}
 	}
 }
