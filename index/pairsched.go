@@ -64,8 +64,14 @@ const (
 )
 
 // queueUnits is the most units handed out and not yet reported, with w
-// workers: a worker can run ahead of a slow unit by a few units.
-func queueUnits(w int) int { return 4 * w }
+// workers: the pairs are reported in the order of the units, so a unit
+// slower than the others (a band key of many documents) holds up the
+// workers once the units after it fill the queue; with 16 a worker rather
+// than 4, two workers wait half as long for units through the band keys
+// of a mail corpus. The caller's goroutine sends the units ahead into a
+// buffer as long as the queue, so that a worker does not wait for it to
+// be scheduled at each unit.
+func queueUnits(w int) int { return 16 * w }
 
 // pairOut is a pair as a worker hands it over.
 type pairOut struct {
@@ -128,7 +134,7 @@ type pairSched struct {
 	cache recordCache // the band part's records, for every worker (see bandRecord)
 	bands *bandCache  // the band part's computed bands, for every worker (see lazyRecord.band)
 
-	units chan *pairUnit // to the workers, unbuffered: taken in order
+	units chan *pairUnit // to the workers, buffered maxQueue: taken in order
 	free  chan []pairOut // chunks reported, for the workers' next ones
 	queue []*pairUnit    // handed out and not reported yet, in order
 	txs   []*bolt.Tx     // the workers' transactions
@@ -205,7 +211,7 @@ func (x *Index) newPairSched(ctx context.Context, tx *bolt.Tx, fn pairFunc) *pai
 	s.maxQueue = queueUnits(n)
 	s.outCap = max(budget/(s.chunk*s.maxQueue), 1)
 	s.ctx, s.cancel = context.WithCancel(ctx)
-	s.units = make(chan *pairUnit)
+	s.units = make(chan *pairUnit, s.maxQueue)
 	s.free = make(chan []pairOut, s.maxQueue*s.outCap+n)
 	s.stats = t.stats
 	for _, wtx := range s.txs {
@@ -322,8 +328,9 @@ func (s *pairSched) fail(err error) error {
 }
 
 // do runs unit run: at once in the caller's goroutine with one worker,
-// else on a worker, reporting to fn any pairs of the units before it
-// meanwhile. It returns the first error of fn or of a unit.
+// else on a worker, once fewer than maxQueue units wait to be reported,
+// reporting to fn the pairs of the first ones until then. It returns the
+// first error of fn or of a unit.
 func (s *pairSched) do(run func(w *pairWorker, emit pairFunc) error) error {
 	if s.seq != nil {
 		return run(s.seq, s.fn)
@@ -337,19 +344,7 @@ func (s *pairSched) do(run func(w *pairWorker, emit pairFunc) error) error {
 		}
 	}
 	u := &pairUnit{run: run, out: make(chan []pairOut, s.outCap)}
-	for len(s.queue) > 0 {
-		select {
-		case s.units <- u:
-			s.queue = append(s.queue, u)
-			return nil
-		case c, ok := <-s.queue[0].out:
-			if err := s.take(c, ok); err != nil {
-				return err
-			}
-		}
-	}
-	// Every unit before is reported: a worker waits for one.
-	s.units <- u
+	s.units <- u // the buffer holds the whole queue: this does not wait
 	s.queue = append(s.queue, u)
 	return nil
 }
