@@ -615,71 +615,8 @@ func (l *loader) waitPhase1() error {
 // what it changes in l (base, started, ids, fps, exact, text, the
 // sorters) until waitPhase1 returns.
 func (l *loader) writePhase1(recs []record, encs [][]byte) error {
-	x := l.x
 	before := l.fps.len()
-	err := x.update(func(tx *bolt.Tx) error {
-		m := x.readMeta(tx)
-		if !l.started {
-			l.base = m.next
-		}
-		if uint64(l.base)+uint64(l.fps.len())+uint64(len(recs)) >= 1<<32-1 {
-			return fmt.Errorf("index: load: %w", ErrFull)
-		}
-		docs := tx.Bucket(bucketDocs)
-		docs.FillPercent = 1.0
-		// The records go in groups of consecutive documents (see
-		// docgroups.go); a group of one under the document's own key.
-		var grp [][]byte
-		var first uint32
-		size := 0
-		put := func() error {
-			var err error
-			switch len(grp) {
-			case 0:
-			case 1:
-				err = docs.Put(docKey(first), grp[0])
-			default:
-				err = docs.Put(docGroupKey(first+uint32(len(grp)-1)), appendDocGroup(make([]byte, 0, 1+2*len(grp)+size), grp))
-			}
-			grp, size = grp[:0], 0
-			return err
-		}
-		for i := range recs {
-			r := &recs[i]
-			n := l.base + uint32(l.fps.len())
-			if len(grp) == docGroupDocs || 1+2*(len(grp)+1)+size+len(encs[i]) > docGroupValue {
-				if err := put(); err != nil {
-					return err
-				}
-			}
-			if len(grp) == 0 {
-				first = n
-			}
-			grp = append(grp, encs[i])
-			size += len(encs[i])
-			if r.text {
-				if err := x.putShingles(tx, n, r); err != nil {
-					return err
-				}
-				if err := l.addPostings(n, r); err != nil {
-					return err
-				}
-			}
-			if x.ids.grouped() {
-				l.idh.append(idHash(r.id))
-			} else {
-				l.ids = append(l.ids, idNum{r.id, n})
-			}
-			l.fps.append(r.fp)
-			l.exact.append(r.exact)
-			l.text.append(r.text)
-		}
-		if err := put(); err != nil {
-			return err
-		}
-		m.loading = true
-		return x.writeMeta(tx, m)
-	})
+	err := l.x.update(func(tx *bolt.Tx) error { return l.putRecords(tx, recs, encs) })
 	if err != nil {
 		// Forget what this transaction would have added.
 		l.fps.truncate(before)
@@ -690,6 +627,131 @@ func (l *loader) writePhase1(recs []record, encs [][]byte) error {
 		return boltErr(err)
 	}
 	l.started = true
+	return nil
+}
+
+// putRecords writes the records (and shingle sets) recs, encoded as
+// encs, of a bulk load in tx, with the loading flag, and adds their IDs,
+// hashes and postings to l (noteRecords): the work of writePhase1, in
+// its transaction.
+func (l *loader) putRecords(tx *bolt.Tx, recs []record, encs [][]byte) error {
+	first, err := l.noteRecords(tx, recs)
+	if err != nil {
+		return err
+	}
+	return l.writeRecords(tx, first, recs, encs)
+}
+
+// noteRecords numbers records recs of a bulk load from the next document
+// number of tx's index (the first of the load) or after those noted
+// before, and adds their IDs, hashes and postings to l. It returns the
+// number of the first.
+func (l *loader) noteRecords(tx *bolt.Tx, recs []record) (uint32, error) {
+	x := l.x
+	if !l.started {
+		l.base = x.readMeta(tx).next
+	}
+	if uint64(l.base)+uint64(l.fps.len())+uint64(len(recs)) >= 1<<32-1 {
+		return 0, fmt.Errorf("index: load: %w", ErrFull)
+	}
+	first := l.base + uint32(l.fps.len())
+	for i := range recs {
+		r := &recs[i]
+		n := l.base + uint32(l.fps.len())
+		if r.text {
+			if err := l.addPostings(n, r); err != nil {
+				return 0, err
+			}
+		}
+		if x.ids.grouped() {
+			l.idh.append(idHash(r.id))
+		} else {
+			l.ids = append(l.ids, idNum{r.id, n})
+		}
+		l.fps.append(r.fp)
+		l.exact.append(r.exact)
+		l.text.append(r.text)
+	}
+	return first, nil
+}
+
+// writeRecords writes records recs, numbered from first and encoded as
+// encs, and their shingle sets, in tx, and sets the loading flag.
+func (l *loader) writeRecords(tx *bolt.Tx, first uint32, recs []record, encs [][]byte) error {
+	x := l.x
+	docs := tx.Bucket(bucketDocs)
+	docs.FillPercent = 1.0
+	// The records go in groups of consecutive documents (see
+	// docgroups.go); a group of one under the document's own key.
+	var grp [][]byte
+	var gfirst uint32
+	size := 0
+	put := func() error {
+		var err error
+		switch len(grp) {
+		case 0:
+		case 1:
+			err = docs.Put(docKey(gfirst), grp[0])
+		default:
+			err = docs.Put(docGroupKey(gfirst+uint32(len(grp)-1)), appendDocGroup(make([]byte, 0, 1+2*len(grp)+size), grp))
+		}
+		grp, size = grp[:0], 0
+		return err
+	}
+	for i := range recs {
+		n := first + uint32(i)
+		if len(grp) == docGroupDocs || 1+2*(len(grp)+1)+size+len(encs[i]) > docGroupValue {
+			if err := put(); err != nil {
+				return err
+			}
+		}
+		if len(grp) == 0 {
+			gfirst = n
+		}
+		grp = append(grp, encs[i])
+		size += len(encs[i])
+		if recs[i].text {
+			if err := x.putShingles(tx, n, &recs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if err := put(); err != nil {
+		return err
+	}
+	m := x.readMeta(tx)
+	m.loading = true
+	return x.writeMeta(tx, m)
+}
+
+// putPending writes the documents analysed and not yet handed to phase 1
+// in w's transaction, the first of phase2, rather than in a phase-1
+// transaction of their own: no commit (and sync) of their own, and phase2
+// does not wait for one with a core idle; the band postings, complete
+// once these are noted, are sorted meanwhile (sortAhead). bbolt holds
+// their encodings until w commits.
+func (l *loader) putPending(w *bulkWriter) error {
+	if len(l.pending) > 0 {
+		if err := w.begin(); err != nil {
+			return err
+		}
+		first, err := l.noteRecords(w.tx, l.pending)
+		if err != nil {
+			return boltErr(err)
+		}
+		l.started = true
+		if l.bands != nil {
+			l.bands.sortAhead()
+		}
+		if err := l.writeRecords(w.tx, first, l.pending, l.pendingEnc); err != nil {
+			return boltErr(err)
+		}
+		l.queued += len(l.pending)
+		clear(l.pending)
+		l.pending, l.pendingEnc, l.pendingBytes = nil, nil, 0
+	} else if l.started && l.bands != nil {
+		l.bands.sortAhead()
+	}
 	return nil
 }
 
@@ -942,8 +1004,9 @@ func (p *postingProducer) slot(i int) error {
 	return err
 }
 
-// phase2 writes the ids, exact, table, band and set buckets of a bulk load
-// in key order with full pages and commits the load.
+// phase2 writes the records not yet written (putPending), then the ids,
+// exact, table, band and set buckets of a bulk load in key order with
+// full pages, and commits the load.
 func (l *loader) phase2() (err error) {
 	x := l.x
 	w := &bulkWriter{x: x}
@@ -969,10 +1032,10 @@ func (l *loader) phase2() (err error) {
 			}
 		}
 	}()
-	if err := l.phase1(); err != nil {
+	if err := l.waitPhase1(); err != nil {
 		return err
 	}
-	if err := l.waitPhase1(); err != nil {
+	if err := l.putPending(w); err != nil {
 		return err
 	}
 	if !l.started {
@@ -1446,6 +1509,7 @@ func (w *bulkWriter) begin() error {
 		if err != nil {
 			return boltErr(err)
 		}
+		tx.DB().AllocSize = allocSize(tx.Size()) // as Index.update
 		// It may write the tables: see tableMirror.
 		w.x.tablesTx.Store(uint64(tx.ID()))
 		w.tx, w.b, w.name, w.puts, w.bytes = tx, nil, "", 0, 0

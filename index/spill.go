@@ -33,6 +33,7 @@ type postingSorter struct {
 	// at once, which share half of it for their read blocks (see each).
 	memory  int64
 	mergers int
+	sorting chan struct{} // closed when the sort of sortAhead ends; nil without
 }
 
 // sortRun is one run file: each slot's entries, sorted, one after another.
@@ -263,11 +264,33 @@ func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error 
 	return nil
 }
 
-// finish sorts what is in memory, for each.
-func (s *postingSorter) finish() { s.sortBuf() }
+// sortAhead starts sorting what is in memory on a goroutine of its own;
+// finish then waits for it. Nothing may be added after it.
+func (s *postingSorter) sortAhead() {
+	done := make(chan struct{})
+	s.sorting = done
+	go func() {
+		defer close(done)
+		s.sortBuf()
+	}()
+}
+
+// finish sorts what is in memory, for each, or waits for sortAhead's sort.
+func (s *postingSorter) finish() {
+	if s.sorting != nil {
+		<-s.sorting
+		s.sorting = nil
+		return
+	}
+	s.sortBuf()
+}
 
 // close removes the run files and frees the memory.
 func (s *postingSorter) close() error {
+	if s.sorting != nil {
+		<-s.sorting // the sort of sortAhead ends before its memory goes
+		s.sorting = nil
+	}
 	var errs []error
 	for _, r := range s.runs {
 		errs = append(errs, r.f.Close())
