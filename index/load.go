@@ -253,7 +253,7 @@ type loader struct {
 
 	// Bulk load into an empty index.
 	bulk    bool
-	started bool     // phase 1 has written (the loading flag is set)
+	started bool     // documents are numbered from base, and what is written of them carries the loading flag
 	base    uint32   // first document number of the load
 	pending []record // phase 1: analysed, not yet written
 	// pendingEnc holds the encoded records of pending, as the workers
@@ -725,11 +725,10 @@ func (l *loader) writeRecords(tx *bolt.Tx, first uint32, recs []record, encs [][
 }
 
 // putPending writes the documents analysed and not yet handed to phase 1
-// in w's transaction, the first of phase2, rather than in a phase-1
-// transaction of their own: no commit (and sync) of their own, and phase2
-// does not wait for one with a core idle; the band postings, complete
-// once these are noted, are sorted meanwhile (sortAhead). bbolt holds
-// their encodings until w commits.
+// in w's transaction, the first of phase2, counted in its bounds; the
+// band postings, complete once these are noted, are sorted on other
+// goroutines meanwhile (sortAhead). bbolt holds their encodings until w
+// commits.
 func (l *loader) putPending(w *bulkWriter) error {
 	if len(l.pending) > 0 {
 		if err := w.begin(); err != nil {
@@ -746,6 +745,8 @@ func (l *loader) putPending(w *bulkWriter) error {
 		if err := l.writeRecords(w.tx, first, l.pending, l.pendingEnc); err != nil {
 			return boltErr(err)
 		}
+		w.puts += len(l.pending)
+		w.bytes += l.pendingBytes
 		l.queued += len(l.pending)
 		clear(l.pending)
 		l.pending, l.pendingEnc, l.pendingBytes = nil, nil, 0
@@ -1013,7 +1014,12 @@ func (l *loader) phase2() (err error) {
 	ok := false
 	defer func() {
 		w.rollback()
-		_ = l.waitPhase1() // none is under way but on an early return
+		if !ok && err != nil {
+			// A later phase2 (flush after a failed one at maxBulk)
+			// returns it too: the sorters still hold the postings of
+			// the documents that this one forgets.
+			l.failed = err
+		}
 		if !ok && l.started {
 			l.started = false
 			l.forget()

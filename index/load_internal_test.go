@@ -100,6 +100,49 @@ func TestLoadPhase1Failure(t *testing.T) {
 	}
 }
 
+// TestLoadPendingFailure makes the documents of a bulk load not yet
+// handed to phase 1 fail as phase 2 writes them (the index full): the load
+// ends with the error and commits nothing, not the documents of the
+// phase-1 transaction, and so does a second phase 2 (a flush after one
+// that failed at maxBulk), which must not number them again.
+func TestLoadPendingFailure(t *testing.T) {
+	x, _, _ := openNew(t, Settings{NoMinHash: true})
+	defer x.Close()
+	if err := x.update(func(tx *bolt.Tx) error {
+		m := x.readMeta(tx)
+		m.next = 1<<32 - 100 // room for 98 documents
+		return x.writeMeta(tx, m)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 110 {
+		ids = append(ids, "d"+strconv.Itoa(i))
+	}
+	docs := fingerprintDocs(ids...)
+	l := bulkLoader(t, x, nil)
+	defer l.closeSorters()
+	writeRecords(t, l, docs[:50])
+	if err := l.run(context.Background(), docSeq(docs[50:])); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.pending) != 60 {
+		t.Fatalf("%d documents pending, want 60", len(l.pending))
+	}
+	if err := l.phase2(); !errors.Is(err, ErrFull) {
+		t.Fatalf("phase 2: %v, want ErrFull", err)
+	}
+	if err := l.phase2(); !errors.Is(err, ErrFull) {
+		t.Errorf("phase 2 again: %v, want ErrFull", err)
+	}
+	if n := x.Len(); n != 0 {
+		t.Errorf("%d documents committed", n)
+	}
+	if err := x.Check(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestPhase2Corrupt damages a record a bulk load wrote before it reads it
 // back (to compare the IDs of a replaced document): the load fails with
 // ErrCorrupt, leaves the index empty and usable.

@@ -28,12 +28,12 @@ import (
 // The first error of a unit, or of fn, or the caller's cancelling, stops
 // every unit, and the scan returns once every worker has ended.
 //
-// Memory: at most queueUnits(workers) units are handed out and not yet
-// reported, each holding at most pairBudget/queueUnits(workers) pairs (24
-// bytes each) before its worker waits for the caller's goroutine to reach
-// it, so about pairBudget pairs are buffered in all; the workers share the
-// records the band part read (recordCache) and the bands it computed
-// (bandCache).
+// Memory: at most queueUnits units are handed out and not yet reported,
+// each holding at most pairBudget/queueUnits pairs (24 bytes each), in
+// whole chunks, before its worker waits for the caller's goroutine to
+// reach it, so at most pairBudget pairs are buffered in all (one chunk a
+// worker beyond 512 workers); the workers share the records the band part
+// read (recordCache) and the bands it computed (bandCache).
 
 // pairFunc is the function the pairs are reported to: two document numbers,
 // their distance and similarity.
@@ -64,14 +64,14 @@ const (
 )
 
 // queueUnits is the most units handed out and not yet reported, with w
-// workers: the pairs are reported in the order of the units, so a unit
-// slower than the others (a band key of many documents) holds up the
-// workers once the units after it fill the queue; with 16 a worker rather
-// than 4, two workers wait half as long for units through the band keys
-// of a mail corpus. The caller's goroutine sends the units ahead into a
-// buffer as long as the queue, so that a worker does not wait for it to
-// be scheduled at each unit.
-func queueUnits(w int) int { return 16 * w }
+// workers and room for budget pairs in chunks of chunk: the pairs are
+// reported in the order of the units, so a unit slower than the others (a
+// band key of many documents) holds up the workers once the units after
+// it fill the queue, 16 a worker, or one a chunk of the budget when that
+// is fewer. The caller's goroutine sends the units ahead into a buffer as
+// long as the queue, so that a worker does not wait for it to be
+// scheduled at each unit.
+func queueUnits(w, budget, chunk int) int { return min(16*w, max(budget/chunk, w)) }
 
 // pairOut is a pair as a worker hands it over.
 type pairOut struct {
@@ -208,7 +208,7 @@ func (x *Index) newPairSched(ctx context.Context, tx *bolt.Tx, fn pairFunc) *pai
 	if t.budget > 0 {
 		budget = t.budget
 	}
-	s.maxQueue = queueUnits(n)
+	s.maxQueue = queueUnits(n, budget, s.chunk)
 	s.outCap = max(budget/(s.chunk*s.maxQueue), 1)
 	s.ctx, s.cancel = context.WithCancel(ctx)
 	s.units = make(chan *pairUnit, s.maxQueue)

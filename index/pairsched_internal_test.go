@@ -165,3 +165,27 @@ func TestBandCache(t *testing.T) {
 		t.Fatalf("a cache of an index without short-set bands (%d)", noShort.shortBands)
 	}
 }
+
+// TestQueueUnits checks the units Pairs hands out ahead: 16 a worker, as
+// long as the chunks of the units' pairs fit the budget, which they do up
+// to one chunk a worker.
+func TestQueueUnits(t *testing.T) {
+	for _, tc := range []struct{ w, budget, chunk, want int }{
+		{1, pairBudget, pairChunk, 16},
+		{2, pairBudget, pairChunk, 32},
+		{32, pairBudget, pairChunk, 512},
+		{64, pairBudget, pairChunk, 512},
+		{1000, pairBudget, pairChunk, 1000},
+		{2, 10, 2, 5},
+		{2, 1, 2, 2},
+	} {
+		q := queueUnits(tc.w, tc.budget, tc.chunk)
+		if q != tc.want {
+			t.Errorf("queueUnits(%d, %d, %d) = %d, want %d", tc.w, tc.budget, tc.chunk, q, tc.want)
+		}
+		out := max(tc.budget/(tc.chunk*q), 1) // as newPairSched
+		if tc.w <= tc.budget/tc.chunk && q*out*tc.chunk > tc.budget {
+			t.Errorf("%d workers: %d units of %d chunks of %d pairs, over the budget of %d", tc.w, q, out, tc.chunk, tc.budget)
+		}
+	}
+}

@@ -264,9 +264,12 @@ func (s *postingSorter) each(i int, fn func(h uint64, ns []uint32) error) error 
 	return nil
 }
 
-// sortAhead starts sorting what is in memory on a goroutine of its own;
-// finish then waits for it. Nothing may be added after it.
+// sortAhead starts sorting what is in memory on a goroutine of its own,
+// unless it has; finish then waits for it. Nothing may be added after it.
 func (s *postingSorter) sortAhead() {
+	if s.sorting != nil {
+		return
+	}
 	done := make(chan struct{})
 	s.sorting = done
 	go func() {
