@@ -166,11 +166,18 @@ func groupAt(k, v []byte, n uint32) (g docGroup, ok bool, what string) {
 // groupDamage, and a record whose checksum fails panics in body as it is
 // read.
 func seekRecord(c *bolt.Cursor, n uint32) []byte {
+	r, _, _ := seekGroup(c, n)
+	return r
+}
+
+// seekGroup is seekRecord that also returns the group that holds n's
+// record, and whether there is one (a record under its own key has none).
+func seekGroup(c *bolt.Cursor, n uint32) ([]byte, docGroup, bool) {
 	var dk [4]byte
 	key := binary.BigEndian.AppendUint32(dk[:0], n)
 	k, v := c.Seek(key)
 	if string(k) == string(key) {
-		return v
+		return v, docGroup{}, false
 	}
 	g, ok, what := groupAt(k, v, n)
 	var r []byte
@@ -180,7 +187,7 @@ func seekRecord(c *bolt.Cursor, n uint32) []byte {
 	if what != "" {
 		panic(groupDamage{"docs", bytes.Clone(k), what})
 	}
-	return r
+	return r, g, ok
 }
 
 // getRecord returns the record of document n in the docs bucket docs, or

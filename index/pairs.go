@@ -664,18 +664,41 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 }
 
 // bandRecord returns the record of document n, read with w and checked,
-// or from cache, which then holds it.
+// or from cache, which then holds it and the other text records of its
+// group. Cost on a miss: a cursor seek, and a checksum and a decoding
+// without bands a record of the group.
 func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, error) {
 	if v, ok := cache.get(n); ok {
 		return v, nil
 	}
-	v := seekRecord(w.dc, n) // w's cursor: no new cursor a record
-	if r, err := decodeRecord(v, x.lay, false); err != nil {
+	v, g, grouped := seekGroup(w.dc, n) // w's cursor: no new cursor a record
+	if err := decodeRecordInto(&w.check, v, x.lay, false, false, false); err != nil {
 		return nil, err
-	} else if !r.text {
+	} else if !w.check.text {
 		return nil, fmt.Errorf("%w: document %d in a band posting has no text", ErrCorrupt, n)
 	}
 	cache.put(n, v)
+	if grouped {
+		// The band keys come in hash order, so their documents at
+		// random, and most documents of a corpus with near duplicates
+		// are in one: the other records of the group go in the cache
+		// with this seek, those that pass the same checks (the others
+		// are read and fail at their own turn).
+		for i := range int(g.last - g.first + 1) {
+			m := g.first + uint32(i)
+			if m == n {
+				continue
+			}
+			if _, ok := cache.get(m); ok {
+				continue
+			}
+			r, what := g.slot(i)
+			if what != "" || r == nil || decodeRecordInto(&w.check, r, x.lay, false, false, false) != nil || !w.check.text {
+				continue
+			}
+			cache.put(m, r)
+		}
+	}
 	return v, nil
 }
 

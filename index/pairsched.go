@@ -101,6 +101,7 @@ type pairWorker struct {
 	recs     []lazyRecord
 	nums     []uint32
 	verified func(a, b uint32) (float64, bool, error)
+	check    record // bandRecord's decoding of the records it checks
 }
 
 func (x *Index) newPairWorker(tx *bolt.Tx) *pairWorker {
