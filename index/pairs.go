@@ -140,6 +140,10 @@ func (x *Index) pairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q queryP
 	if q.fp || bands {
 		s := x.newPairSched(ctx, tx, fn)
 		s.progress, s.sp = q.progress, sp
+		if bands || x.settings.MinHash || x.lay.sets || x.settings.hasShort() {
+			// For the records both parts read (tableRecord, bandRecord).
+			s.cache = newRecordCache(x.readMeta(tx).next)
+		}
 		err := func() error {
 			defer s.close()
 			if q.fp {
@@ -286,7 +290,7 @@ func (x *Index) tablePairs(s *pairSched, q queryParams, empty map[uint32]bool) e
 			pids := ids[:n:n]
 			ids = ids[n:]
 			err := s.do(func(w *pairWorker, fn pairFunc) error {
-				return x.tablePairsOf(s.ctx, w, ti, lo, hi, pids, lead, tl, tw[ti], q, empty, fn)
+				return x.tablePairsOf(s.ctx, w, s.cache, ti, lo, hi, pids, lead, tl, tw[ti], q, empty, fn)
 			})
 			if err != nil {
 				return err
@@ -319,8 +323,9 @@ const (
 // from lo to hi (hi excluded) that tablePairs reports, read with w: ids are
 // the levels' groups of those keys, in order, lead the masks of the tables'
 // leading blocks, tl the levels and tw the table's watermark.
-func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lo, hi uint64, ids []uint64, lead []uint64, tl levels, tw uint32, q queryParams, empty map[uint32]bool, fn pairFunc) error {
+func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, cache recordCache, ti int, lo, hi uint64, ids []uint64, lead []uint64, tl levels, tw uint32, q queryParams, empty map[uint32]bool, fn pairFunc) error {
 	dc := w.dc
+	rec := func(n uint32) []byte { return x.tableRecord(w, cache, n) }
 	mk := x.settings.MinHashK
 	var sa, sb, ha, hb []uint64
 	// similarity returns the pair's similarity and whether it is one of
@@ -328,7 +333,7 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lo, hi 
 	verified := w.verifier()
 	similarity := func(a, b uint32) (float64, bool) {
 		if x.settings.hasShort() {
-			va, vb := seekRecord(dc, a), seekRecord(dc, b)
+			va, vb := rec(a), rec(b)
 			ha, hb = shortOf(ha, va, x.lay), shortOf(hb, vb, x.lay)
 			if len(ha) > 0 && len(hb) > 0 {
 				return setJaccard(ha, hb), true
@@ -340,13 +345,13 @@ func (x *Index) tablePairsOf(ctx context.Context, w *pairWorker, ti int, lo, hi 
 			}
 		}
 		if x.lay.sets {
-			return x.pairSetSimilarity(seekRecord(dc, a), seekRecord(dc, b)), false
+			return x.pairSetSimilarity(rec(a), rec(b)), false
 		}
 		if !x.settings.MinHash {
 			return 0, false
 		}
-		sa = sigOf(sa, seekRecord(dc, a), mk)
-		sb = sigOf(sb, seekRecord(dc, b), mk)
+		sa = sigOf(sa, rec(a), mk)
+		sb = sigOf(sb, rec(b), mk)
 		// Added by fingerprint (no signature): the fingerprint rule alone.
 		return textSimilarity(sa, nil, sb, nil)
 	}
@@ -560,7 +565,6 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 		lv = levels{}
 	}
 	next := x.readMeta(s.tx).next
-	s.cache = newRecordCache(next)
 	s.bands = newBandCache(next, x.lay)
 	var batch []bandKey
 	var docs []uint32 // the documents of the batch's keys
@@ -665,8 +669,8 @@ func (x *Index) bandPairs(s *pairSched, q queryParams, empty map[uint32]bool) er
 
 // bandRecord returns the record of document n, read with w and checked,
 // or from cache, which then holds it and the other text records of its
-// group. Cost on a miss: a cursor seek, and a checksum and a decoding
-// without bands a record of the group.
+// group (cacheGroup). Cost on a miss: a cursor seek, and a checksum and a
+// decoding without bands a record of the group.
 func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, error) {
 	if v, ok := cache.get(n); ok {
 		return v, nil
@@ -679,27 +683,46 @@ func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, 
 	}
 	cache.put(n, v)
 	if grouped {
-		// The band keys come in hash order, so their documents at
-		// random, and most documents of a corpus with near duplicates
-		// are in one: the other records of the group go in the cache
-		// with this seek, those that pass the same checks (the others
-		// are read and fail at their own turn).
-		for i := range int(g.last - g.first + 1) {
-			m := g.first + uint32(i)
-			if m == n {
-				continue
-			}
-			if _, ok := cache.get(m); ok {
-				continue
-			}
-			r, what := g.slot(i)
-			if what != "" || r == nil || decodeRecordInto(&w.check, r, x.lay, false, false, false) != nil || !w.check.text {
-				continue
-			}
-			cache.put(m, r)
-		}
+		x.cacheGroup(w, cache, g)
 	}
 	return v, nil
+}
+
+// tableRecord returns the record of document n for the table part of
+// Pairs, from cache or read with w, unchecked, as seekRecord returns it;
+// the text records of its group go in cache (cacheGroup).
+func (x *Index) tableRecord(w *pairWorker, cache recordCache, n uint32) []byte {
+	if v, ok := cache.get(n); ok {
+		return v
+	}
+	v, g, grouped := seekGroup(w.dc, n)
+	if grouped {
+		x.cacheGroup(w, cache, g)
+	}
+	return v
+}
+
+// cacheGroup puts the records of group g that are not in cache and pass
+// bandRecord's checks (text records whose checksum and fields decode) in
+// cache; the others are read, and fail, at their own turn. The band keys
+// come in hash order, so their documents at random, and most documents of
+// a corpus with near duplicates are in one: a seek reads a group's records
+// for them all. Cost: a checksum and a decoding without bands a record.
+func (x *Index) cacheGroup(w *pairWorker, cache recordCache, g docGroup) {
+	for i := range int(g.last - g.first + 1) {
+		m := g.first + uint32(i)
+		if int64(m) >= int64(len(cache)) {
+			return
+		}
+		if _, ok := cache.get(m); ok {
+			continue
+		}
+		r, what := g.slot(i)
+		if what != "" || r == nil || decodeRecordInto(&w.check, r, x.lay, false, false, false) != nil || !w.check.text {
+			continue
+		}
+		cache.put(m, r)
+	}
 }
 
 // bandKeysPairs reports the pairs of bandPairs of the band keys keys, read
