@@ -536,8 +536,8 @@ func (x *Index) setPairs(ctx context.Context, tx *bolt.Tx, bf *bandFilter, q que
 	return nil
 }
 
-// maxPairRecords is the most document numbers whose records bandPairs
-// keeps found (see recordCache): 64 MB of entries at most.
+// maxPairRecords is the most document numbers whose records Pairs keeps
+// found (see recordCache): 64 MB of entries at most.
 const maxPairRecords = 1 << 22
 
 // bandKey is a band key of the bands bucket, or of the levels alone
@@ -690,25 +690,45 @@ func (x *Index) bandRecord(w *pairWorker, cache recordCache, n uint32) ([]byte, 
 
 // tableRecord returns the record of document n for the table part of
 // Pairs, from cache or read with w, unchecked, as seekRecord returns it;
-// the text records of its group go in cache (cacheGroup).
+// if it is a text record, the text records of its group go in cache
+// (cacheGroup), and those of a group of records without text are read at
+// each use, one seek each.
 func (x *Index) tableRecord(w *pairWorker, cache recordCache, n uint32) []byte {
 	if v, ok := cache.get(n); ok {
 		return v
 	}
 	v, g, grouped := seekGroup(w.dc, n)
-	if grouped {
+	if grouped && len(v) >= 9 && recordFlags(v)&flagText != 0 {
 		x.cacheGroup(w, cache, g)
 	}
 	return v
 }
 
-// cacheGroup puts the records of group g that are not in cache and pass
-// bandRecord's checks (text records whose checksum and fields decode) in
-// cache; the others are read, and fail, at their own turn. The band keys
-// come in hash order, so their documents at random, and most documents of
-// a corpus with near duplicates are in one: a seek reads a group's records
-// for them all. Cost: a checksum and a decoding without bands a record.
+// cacheGroup puts the records of group g, where w's cursor stands, that
+// are not in cache and pass bandRecord's checks (text records whose
+// checksum and fields decode) in cache; the others are read, and fail, at
+// their own turn. Both parts look records up at random (the band keys in
+// hash order, the table entries in permuted order), and most documents of
+// a corpus with near duplicates are in a pair: a seek reads a group's
+// records for them all. It leaves the cache as it is if the key before g
+// reaches into g's documents (a damaged index, which Check reports): a
+// seek of such a document would not read g. Cost: a cursor step back, and
+// a checksum and a decoding without bands a record.
 func (x *Index) cacheGroup(w *pairWorker, cache recordCache, g docGroup) {
+	if k, _ := w.dc.Prev(); k != nil {
+		var last uint32
+		switch {
+		case len(k) == 4:
+			last = binary.BigEndian.Uint32(k)
+		case isDocGroupKey(k):
+			last = binary.BigEndian.Uint32(k[:4])
+		default:
+			return
+		}
+		if last >= g.first {
+			return
+		}
+	}
 	for i := range int(g.last - g.first + 1) {
 		m := g.first + uint32(i)
 		if int64(m) >= int64(len(cache)) {

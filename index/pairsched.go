@@ -32,8 +32,9 @@ import (
 // each holding at most pairBudget/queueUnits pairs (24 bytes each), in
 // whole chunks, before its worker waits for the caller's goroutine to
 // reach it, so at most pairBudget pairs are buffered in all (one chunk a
-// worker beyond 512 workers); the workers share the records the band part
-// read (recordCache) and the bands it computed (bandCache).
+// worker beyond 512 workers); the workers share the records the table and
+// band parts read (recordCache) and the bands the band part computed
+// (bandCache).
 
 // pairFunc is the function the pairs are reported to: two document numbers,
 // their distance and similarity.
@@ -101,7 +102,7 @@ type pairWorker struct {
 	recs     []lazyRecord
 	nums     []uint32
 	verified func(a, b uint32) (float64, bool, error)
-	check    record // bandRecord's decoding of the records it checks
+	check    record // cacheGroup's and bandRecord's decoding of the records they check
 }
 
 func (x *Index) newPairWorker(tx *bolt.Tx) *pairWorker {
@@ -132,7 +133,7 @@ type pairSched struct {
 	outCap   int // chunks a unit holds before its worker waits
 	maxQueue int // units handed out and not reported
 
-	cache recordCache // the band part's records, for every worker (see bandRecord)
+	cache recordCache // the records the table and band parts read, for every worker (see cacheGroup)
 	bands *bandCache  // the band part's computed bands, for every worker (see lazyRecord.band)
 
 	units chan *pairUnit // to the workers, buffered maxQueue: taken in order

@@ -1,11 +1,14 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,5 +190,80 @@ func TestQueueUnits(t *testing.T) {
 		if tc.w <= tc.budget/tc.chunk && q*out*tc.chunk > tc.budget {
 			t.Errorf("%d workers: %d units of %d chunks of %d pairs, over the budget of %d", tc.w, q, out, tc.chunk, tc.budget)
 		}
+	}
+}
+
+// TestCacheGroup checks that a record read for Pairs brings the other text
+// records of its group into the cache, the same bytes a seek of each
+// finds, and none when a key before the group reaches into its documents
+// (a damaged index), where a seek of such a document finds another
+// record.
+func TestCacheGroup(t *testing.T) {
+	x, _, _ := openNew(t, Settings{})
+	defer x.Close()
+	var docs []Doc
+	for i := range 60 {
+		docs = append(docs, Doc{ID: "d" + strconv.Itoa(i), Text: []byte(fmt.Sprintf("document %d of the group test, with words %d and %d", i, i*7, i*13))})
+	}
+	if _, err := x.Load(context.Background(), docSeq(docs), nil); err != nil {
+		t.Fatal(err)
+	}
+	// The first group of the docs bucket, and a document after its first.
+	var g docGroup
+	if err := x.db.View(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketDocs).Cursor()
+		for k, v := c.First(); k != nil; k, v = c.Next() {
+			if isDocGroupKey(k) {
+				var what string
+				if g, what = openDocGroup(k, v); what != "" {
+					return fmt.Errorf("group %x: %s", k, what)
+				}
+				g.ends, g.data = bytes.Clone(g.ends), bytes.Clone(g.data)
+				return nil
+			}
+		}
+		return errors.New("no group of records")
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if g.last-g.first < 3 {
+		t.Fatalf("a group of %d documents", g.last-g.first+1)
+	}
+	n, m := g.first+2, g.first+1 // n is read, m is its neighbour
+	// read reads n's record for Pairs and says whether m's is then in
+	// the cache, the bytes a seek of m finds.
+	read := func() bool {
+		t.Helper()
+		cached := false
+		if err := x.db.View(func(tx *bolt.Tx) error {
+			w := x.newPairWorker(tx)
+			cache := newRecordCache(x.readMeta(tx).next)
+			if _, err := x.bandRecord(w, cache, n); err != nil {
+				return err
+			}
+			v, ok := cache.get(m)
+			if want := seekRecord(tx.Bucket(bucketDocs).Cursor(), m); ok && !bytes.Equal(v, want) {
+				return fmt.Errorf("document %d: cached %x, a seek finds %x", m, v, want)
+			}
+			cached = ok
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return cached
+	}
+	if !read() {
+		t.Fatalf("document %d, in the group of document %d, not cached", m, n)
+	}
+	// Document m also under its own key, with the record of the
+	// document after the group: a seek of m finds that one.
+	if err := x.db.Update(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketDocs)
+		return b.Put(docKey(m), bytes.Clone(seekRecord(b.Cursor(), g.last+1)))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if read() {
+		t.Fatalf("document %d cached from the group beside its own key", m)
 	}
 }
