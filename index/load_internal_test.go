@@ -54,24 +54,32 @@ func fingerprintDocs(ids ...string) []Doc {
 	return docs
 }
 
-// TestLoadPhase1Failure makes the second phase-1 transaction of a bulk
-// load fail (the index full): the load ends with the error and commits
-// nothing, not the documents of the first transaction.
-func TestLoadPhase1Failure(t *testing.T) {
+// nearlyFull returns an empty index whose next document number leaves
+// room for 98 documents, and 110 documents with fingerprints to load.
+func nearlyFull(t *testing.T) (*Index, []Doc) {
+	t.Helper()
 	x, _, _ := openNew(t, Settings{NoMinHash: true})
-	defer x.Close()
 	if err := x.update(func(tx *bolt.Tx) error {
 		m := x.readMeta(tx)
 		m.next = 1<<32 - 100 // room for 98 documents
 		return x.writeMeta(tx, m)
 	}); err != nil {
+		x.Close()
 		t.Fatal(err)
 	}
 	var ids []string
 	for i := range 110 {
 		ids = append(ids, "d"+strconv.Itoa(i))
 	}
-	docs := fingerprintDocs(ids...)
+	return x, fingerprintDocs(ids...)
+}
+
+// TestLoadPhase1Failure makes the second phase-1 transaction of a bulk
+// load fail (the index full): the load ends with the error and commits
+// nothing, not the documents of the first transaction.
+func TestLoadPhase1Failure(t *testing.T) {
+	x, docs := nearlyFull(t)
+	defer x.Close()
 	l := bulkLoader(t, x, nil)
 	defer l.closeSorters()
 	if err := l.run(context.Background(), docSeq(docs[:50])); err != nil {
@@ -106,20 +114,8 @@ func TestLoadPhase1Failure(t *testing.T) {
 // phase-1 transaction, and so does a second phase 2 (a flush after one
 // that failed at maxBulk), which must not number them again.
 func TestLoadPendingFailure(t *testing.T) {
-	x, _, _ := openNew(t, Settings{NoMinHash: true})
+	x, docs := nearlyFull(t)
 	defer x.Close()
-	if err := x.update(func(tx *bolt.Tx) error {
-		m := x.readMeta(tx)
-		m.next = 1<<32 - 100 // room for 98 documents
-		return x.writeMeta(tx, m)
-	}); err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for i := range 110 {
-		ids = append(ids, "d"+strconv.Itoa(i))
-	}
-	docs := fingerprintDocs(ids...)
 	l := bulkLoader(t, x, nil)
 	defer l.closeSorters()
 	writeRecords(t, l, docs[:50])
