@@ -250,18 +250,20 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 			path = filepath.Join(tmp, "index.db")
 			o.q.Temporary = true
 		}
+		con := console.New(e.stderr, "dedup")
+		r, err := input.Open(args, o.in, e.stdin, con)
+		if err != nil {
+			return err
+		}
+		if o.db == "" && !o.fs.Changed("expected-docs") {
+			sizeTemporary(s, r)
+		}
 		if x, err = openCreate(path, s, index.Options{NoSync: o.db == ""}); err != nil {
 			return err
 		}
-		// The query flags and the inputs are checked before
-		// anything is added to the index; an index created for
-		// nothing is removed.
-		con := console.New(e.stderr, "dedup")
-		var r *input.Reader
+		// The query flags are checked before anything is added to
+		// the index; an index created for nothing is removed.
 		opts, err = o.q.Options(x)
-		if err == nil {
-			r, err = input.Open(args, o.in, e.stdin, con)
-		}
 		if err == nil {
 			rd, err = keep.NewDocs(tmp, o.policy == keep.Longest || o.policy == keep.Shortest, o.emit == emitRecords)
 		}
@@ -357,6 +359,20 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 		err = loadErr
 	}
 	return err
+}
+
+// sizeTemporary chooses the design of dedup's temporary index, which holds
+// the input and nothing more, for the input's size: s.ExpectedDocs is the
+// estimate of r (input.Reader.EstimateDocs), or stays as it is when the
+// input's size is not known before it is read (standard input, compressed
+// files, archives). A design for the size read makes the tables' and band
+// groups' keys as few as the index needs, which the load writes on one
+// goroutine and the scan for pairs reads; the pairs and clusters are the
+// same whatever the design.
+func sizeTemporary(s *index.Settings, r *input.Reader) {
+	if n, ok := r.EstimateDocs(); ok {
+		s.ExpectedDocs = int(max(n, 1))
+	}
 }
 
 // showScan draws a progress line on con during each scan of Pairs or

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -11,6 +14,9 @@ import (
 	"time"
 
 	"github.com/simidx/simidx/index"
+	"github.com/simidx/simidx/internal/console"
+	"github.com/simidx/simidx/internal/input"
+	"github.com/spf13/pflag"
 )
 
 // TestDedupSample runs the command of the README on the sample corpus: real
@@ -284,6 +290,68 @@ func TestDedupTempRemoved(t *testing.T) {
 	}
 	if len(entries) != 0 {
 		t.Errorf("left behind in TMPDIR: %v", entries)
+	}
+}
+
+// TestDedupSized checks that dedup's temporary index is designed for the
+// input's estimated size, and that its pairs and clusters do not depend
+// on the design: they are the same with the design for that estimate, for
+// one document and for ten million. The inputs are the sample texts as
+// files, and their paragraphs as JSON lines, each with an edited copy,
+// which the short-text layer and the bands pair.
+func TestDedupSized(t *testing.T) {
+	var f input.Flags
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	f.Add(fs)
+	r, err := input.Open([]string{licenses}, f, nil, console.New(io.Discard, "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s index.Settings
+	if sizeTemporary(&s, r); s.ExpectedDocs != 68 {
+		t.Errorf("temporary index of 68 files designed for %d documents", s.ExpectedDocs)
+	}
+
+	names, err := filepath.Glob(filepath.Join(licenses, "*.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines strings.Builder
+	for _, name := range names {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, p := range strings.Split(string(text), "\n\n") {
+			if len(strings.Fields(p)) < 8 {
+				continue
+			}
+			for j, v := range []string{p, strings.Replace(p, " the ", " a ", 1)} {
+				b, err := json.Marshal(map[string]string{"id": fmt.Sprintf("%s/%d/%d", filepath.Base(name), i, j), "text": v})
+				if err != nil {
+					t.Fatal(err)
+				}
+				lines.Write(append(b, '\n'))
+			}
+		}
+	}
+	paras := filepath.Join(t.TempDir(), "paragraphs.jsonl")
+	if err := os.WriteFile(paras, []byte(lines.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{licenses, paras} {
+		for _, emit := range []string{"pairs", "clusters"} {
+			args := []string{"dedup", "-q", "-f", "jsonl", "--emit", emit, in}
+			want := mustRun(t, "", args...).stdout
+			if strings.Count(want, "\n") < 10 {
+				t.Fatalf("%q: %d lines", args, strings.Count(want, "\n"))
+			}
+			for _, n := range []string{"1", "10000000"} {
+				if got := mustRun(t, "", append(args, "--expected-docs", n)...).stdout; got != want {
+					t.Errorf("%q with --expected-docs %s: %d lines, %d with the design for the input's size", args, n, strings.Count(got, "\n"), strings.Count(want, "\n"))
+				}
+			}
+		}
 	}
 }
 
