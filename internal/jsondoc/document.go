@@ -1,9 +1,9 @@
 package jsondoc
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -27,13 +27,12 @@ const maxDepth = 10000
 // field, or if its text field is not a string: the caller may decode it
 // otherwise to say why.
 //
-// It costs one pass over line, in which the text is checked and decoded
-// at once (runs without escapes copied whole), plus a search of the
-// text's closing quote and a check of a text beyond ASCII as UTF-8; and
-// no allocation but the text's, sized from its value as written (copied
-// to its size if that is less than half, as with text escaped as
-// \uXXXX), and a name's with escapes longer than 64 bytes or a stack of
-// arrays and objects nested deeper than 64 levels.
+// It costs one pass over line, in which the text is checked, decoded and
+// its closing quote found at once (runs without escapes copied whole, into
+// a scratch buffer reused from call to call), plus a copy of the decoded
+// text and a check of a text beyond ASCII as UTF-8; and no allocation but
+// the text's, of its decoded size, and a name's with escapes longer than
+// 64 bytes or a stack of arrays and objects nested deeper than 64 levels.
 func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool) {
 	var hasID, hasText bool
 	i := SkipSpace(line, 0)
@@ -101,51 +100,32 @@ func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool
 }
 
 // decodeString checks the JSON string at b[i], which is a quote, and
-// decodes it into a new slice, as encoding/json decodes it; end is the
-// index after it. The slice holds at most twice the string's size.
+// decodes it into a new slice of its decoded size, as encoding/json
+// decodes it; end is the index after it. It decodes into a scratch
+// buffer as long as the rest of b (nothing decodes to more bytes than it
+// takes) in one pass that also finds the closing quote, then copies the
+// string out.
 func decodeString(b []byte, i int) (end int, s []byte, ok bool) {
-	j, ok := closingQuote(b, i)
+	rest := b[i+1:]
+	bp := scratch.Get().(*[]byte)
+	defer scratch.Put(bp)
+	if cap(*bp) < len(rest) {
+		*bp = make([]byte, len(rest))
+	}
+	n, q, high, ok := unquoteInto((*bp)[:len(rest)], rest)
 	if !ok {
 		return i, nil, false
 	}
-	raw := b[i+1 : j]
-	// The decoded string is as long as raw, or shorter, unless raw is not
-	// UTF-8.
-	s = make([]byte, len(raw))
-	n, high, ok := unquoteInto(s, raw)
-	if !ok {
-		return i, nil, false
-	}
-	s = s[:n]
-	if high && !utf8.Valid(raw) {
+	if raw := rest[:q]; high && !utf8.Valid(raw) {
 		s, _, _ = unquoteChecked(make([]byte, 0, len(raw)+len(raw)/2), raw, true)
+	} else {
+		s = append(make([]byte, 0, n), (*bp)[:n]...)
 	}
-	if len(s) < cap(s)/2 {
-		s = append(make([]byte, 0, len(s)), s...)
-	}
-	return j + 1, s, true
+	return i + 1 + q + 1, s, true
 }
 
-// closingQuote returns the index of the quote that closes the JSON string
-// at b[i], if the string is valid: the first quote after b[i] that is not
-// escaped, after an even number of backslashes. It costs a search of the
-// quotes of the string.
-func closingQuote(b []byte, i int) (int, bool) {
-	for j := i + 1; ; j++ {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return 0, false
-		}
-		j += k
-		n := 0
-		for b[j-1-n] == '\\' { // b[i] is a quote
-			n++
-		}
-		if n%2 == 0 {
-			return j, true
-		}
-	}
-}
+// scratch holds the buffers decodeString decodes into, as *[]byte.
+var scratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // unquoteChecked appends to dst the bytes s between the quotes of a JSON
 // string, decoded as encoding/json decodes them; ok is false if they are
@@ -216,12 +196,15 @@ func unescapeU(s []byte) (r rune, n int) {
 	return utf8.RuneError, 6
 }
 
-// unquoteInto is unquoteChecked without fix, into d, which is at least as
-// long as s; n is the length of the string decoded into d. Each run
-// without escapes is checked and copied in one pass, 8 bytes at a time:
-// a word is stored before it is checked, which d's length allows, as
-// nothing decodes to more bytes than it takes in s. d must not overlap s.
-func unquoteInto(d, s []byte) (n int, high, ok bool) {
+// unquoteInto decodes the JSON string s begins, up to its closing
+// quote, as unquoteChecked does without fix, into d, which is at least as
+// long as s; n is the length of the string decoded into d and q the index
+// of the closing quote in s; ok is false if s holds no valid string up to
+// a closing quote. Each run without escapes is checked and copied in one
+// pass, 8 bytes at a time: a word is stored before it is checked, which
+// d's length allows, as nothing decodes to more bytes than it takes in s.
+// d must not overlap s.
+func unquoteInto(d, s []byte) (n, q int, high, ok bool) {
 	d = d[:len(s)]
 	var or uint64 // the bytes of the runs without escapes, or'ed
 	r, w := 0, 0  // read from s[r], written to d[w]; w <= r
@@ -247,21 +230,24 @@ func unquoteInto(d, s []byte) (n int, high, ok bool) {
 				r, w = r+1, w+1
 			}
 			if r == len(s) {
-				return w, or&highs != 0, true
+				return 0, 0, false, false // no closing quote
 			}
 		}
-		if s[r] != '\\' { // a quote or a control character
-			return 0, false, false
+		if s[r] == '"' {
+			return w, r, or&highs != 0, true
+		}
+		if s[r] != '\\' { // a control character
+			return 0, 0, false, false
 		}
 		// Escapes come in runs, as in text with every letter escaped.
 		for r < len(s) && s[r] == '\\' {
 			if r+1 == len(s) {
-				return 0, false, false
+				return 0, 0, false, false
 			}
 			if c := s[r+1]; c != 'u' {
 				e := unescaped[c]
 				if e == 0 {
-					return 0, false, false
+					return 0, 0, false, false
 				}
 				d[w] = e
 				r, w = r+2, w+1
@@ -270,11 +256,11 @@ func unquoteInto(d, s []byte) (n int, high, ok bool) {
 			// The runes of one to three bytes here, as most text escaped
 			// as \uXXXX is; surrogates by unescapeU.
 			if r+6 > len(s) {
-				return 0, false, false
+				return 0, 0, false, false
 			}
 			switch c := hex4(s[r+2 : r+6]); {
 			case c < 0:
-				return 0, false, false
+				return 0, 0, false, false
 			case c < utf8.RuneSelf:
 				d[w] = byte(c)
 				r, w = r+6, w+1
@@ -289,6 +275,9 @@ func unquoteInto(d, s []byte) (n int, high, ok bool) {
 				r += size
 				w += utf8.EncodeRune(d[w:], c)
 			}
+		}
+		if r == len(s) {
+			return 0, 0, false, false // no closing quote
 		}
 	}
 }
