@@ -46,7 +46,7 @@ func (r *Reader) EstimateDocs() (n int64, ok bool) {
 	}
 	if size <= estimateWhole {
 		for _, in := range lines {
-			c, err := countLines(in.path, 0, in.size)
+			c, _, err := countLines(in.path, 0, in.size)
 			if err != nil {
 				return 0, false
 			}
@@ -66,37 +66,40 @@ func (r *Reader) EstimateDocs() (n int64, ok bool) {
 		}
 		in := lines[f]
 		m := min(estimateChunk, in.size-(off-start))
-		c, err := countLines(in.path, off-start, m)
+		c, k, err := countLines(in.path, off-start, m)
 		if err != nil {
 			return 0, false
 		}
-		newlines, read = newlines+c, read+m
+		newlines, read = newlines+c, read+k
+	}
+	if read == 0 { // the files shrank since they were listed
+		return 0, false
 	}
 	return n + int64(float64(newlines)/float64(read)*float64(size)), true
 }
 
-// countLines returns the lines of the m bytes at off in the file at path:
-// its newlines, plus one for a last line without one when the bytes reach
-// the end of the file.
-func countLines(path string, off, m int64) (int64, error) {
+// countLines returns the lines of the m bytes at off in the file at path,
+// or of as many as it still holds, read: their newlines, plus one for a
+// last line without one when they reach the end of the file.
+func countLines(path string, off, m int64) (lines, read int64, err error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	buf := make([]byte, m)
 	k, err := f.ReadAt(buf, off)
 	if err != nil && !errors.Is(err, io.EOF) {
-		return 0, err
+		return 0, 0, err
 	}
 	buf = buf[:k]
 	c := int64(bytes.Count(buf, []byte{'\n'}))
 	if k > 0 && off+int64(k) == fi.Size() && buf[k-1] != '\n' {
 		c++
 	}
-	return c, nil
+	return c, int64(k), nil
 }
