@@ -1,6 +1,7 @@
 package jsondoc
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"sync"
@@ -29,10 +30,12 @@ const maxDepth = 10000
 //
 // It costs one pass over line, in which the text is checked, decoded and
 // its closing quote found at once (runs without escapes copied whole, into
-// a scratch buffer reused from call to call), plus a copy of the decoded
-// text and a check of a text beyond ASCII as UTF-8; and no allocation but
-// the text's, of its decoded size, and a name's with escapes longer than
-// 64 bytes or a stack of arrays and objects nested deeper than 64 levels.
+// a scratch buffer of up to 1 MiB reused from call to call; a text followed
+// by more than that takes a search of its closing quote first), plus a
+// copy of the decoded text and a check of a text beyond ASCII as UTF-8;
+// and no allocation but the text's, at most twice its decoded size, the
+// scratch buffer's when it grows, and a name's with escapes longer than 64
+// bytes or a stack of arrays and objects nested deeper than 64 levels.
 func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool) {
 	var hasID, hasText bool
 	i := SkipSpace(line, 0)
@@ -100,32 +103,83 @@ func Document(line []byte, idName, textName string) (rawID, text []byte, ok bool
 }
 
 // decodeString checks the JSON string at b[i], which is a quote, and
-// decodes it into a new slice of its decoded size, as encoding/json
-// decodes it; end is the index after it. It decodes into a scratch
-// buffer as long as the rest of b (nothing decodes to more bytes than it
-// takes) in one pass that also finds the closing quote, then copies the
-// string out.
+// decodes it into a new slice, as encoding/json decodes it, whose capacity
+// is at most twice its length; end is the index after it.
+//
+// When the rest of b is at most maxScratch bytes, one pass decodes the
+// string and finds its closing quote, into a scratch buffer that rest
+// fits in (nothing decodes to more bytes than it takes), and the string is
+// copied out. A longer rest, whose string may be short (a text before a
+// large field), is searched for the closing quote first and the string
+// decoded into a new slice of its size as written. A string beyond ASCII
+// is then checked as UTF-8, and one that is not is decoded again with
+// each invalid byte as U+FFFD.
 func decodeString(b []byte, i int) (end int, s []byte, ok bool) {
 	rest := b[i+1:]
-	bp := scratch.Get().(*[]byte)
-	defer scratch.Put(bp)
-	if cap(*bp) < len(rest) {
-		*bp = make([]byte, len(rest))
+	var n, q int
+	var high bool
+	if len(rest) <= maxScratch {
+		bp := scratch.Get().(*[]byte)
+		if cap(*bp) < len(rest) {
+			*bp = make([]byte, min(max(len(rest), 2*cap(*bp)), maxScratch))
+		}
+		n, q, high, ok = unquoteInto((*bp)[:len(rest)], rest)
+		if ok && (!high || utf8.Valid(rest[:q])) {
+			s, high = append(make([]byte, 0, n), (*bp)[:n]...), false
+		}
+		scratch.Put(bp)
+	} else {
+		j, found := closingQuote(b, i)
+		if !found {
+			return i, nil, false
+		}
+		q = j - (i + 1)
+		d := make([]byte, q+1)
+		n, _, high, ok = unquoteInto(d, rest[:q+1])
+		if ok && (!high || utf8.Valid(rest[:q])) {
+			s, high = d[:n], false
+		}
 	}
-	n, q, high, ok := unquoteInto((*bp)[:len(rest)], rest)
 	if !ok {
 		return i, nil, false
 	}
-	if raw := rest[:q]; high && !utf8.Valid(raw) {
+	if high { // not UTF-8
+		raw := rest[:q]
 		s, _, _ = unquoteChecked(make([]byte, 0, len(raw)+len(raw)/2), raw, true)
-	} else {
-		s = append(make([]byte, 0, n), (*bp)[:n]...)
+	}
+	if len(s) < cap(s)/2 {
+		s = append(make([]byte, 0, len(s)), s...)
 	}
 	return i + 1 + q + 1, s, true
 }
 
+// maxScratch is the longest rest of a line decodeString decodes into a
+// scratch buffer: the buffers kept in scratch are no longer.
+const maxScratch = 1 << 20
+
 // scratch holds the buffers decodeString decodes into, as *[]byte.
 var scratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// closingQuote returns the index of the quote that closes the JSON string
+// at b[i], if the string is valid: the first quote after b[i] that is not
+// escaped, after an even number of backslashes. It costs a search of the
+// quotes of the string.
+func closingQuote(b []byte, i int) (int, bool) {
+	for j := i + 1; ; j++ {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		j += k
+		n := 0
+		for b[j-1-n] == '\\' { // b[i] is a quote
+			n++
+		}
+		if n%2 == 0 {
+			return j, true
+		}
+	}
+}
 
 // unquoteChecked appends to dst the bytes s between the quotes of a JSON
 // string, decoded as encoding/json decodes them; ok is false if they are

@@ -89,6 +89,9 @@ func TestDocument(t *testing.T) {
 		{`{"id":"a","text":"b"`, "", "", false},
 		{`{"id":"a","text":"b"}}`, "", "", false},
 		{`["id","text"]`, "", "", false},
+		// Escaped as written, not UTF-8 as decoded: the text is copied
+		// to its size.
+		{`{"id":"a","text":"` + strings.Repeat(`\u0041`, 1000) + "\xff\"}", `"a"`, strings.Repeat("A", 1000) + "\ufffd", true},
 	} {
 		id, text, ok := Document([]byte(tc.line), "id", "text")
 		if string(id) != tc.id || string(text) != tc.text || ok != tc.ok {
@@ -102,6 +105,30 @@ func TestDocument(t *testing.T) {
 		checkDocument(t, []byte(`{"id":"a","text":"b","x":`+s+`}`), "id", "text")
 		checkDocument(t, []byte(`{"id":`+s+`,"text":"b"}`), "id", "text")
 		checkDocument(t, []byte(`{"id":"a","text":`+s+`}`), "id", "text")
+	}
+}
+
+// TestDocumentLongRest checks texts followed by more than maxScratch bytes
+// of the line, and texts longer than that, which Document decodes without
+// its scratch buffer: the same values as encoding/json, in slices at most
+// twice as long as the text.
+func TestDocumentLongRest(t *testing.T) {
+	big := `"` + strings.Repeat("x", maxScratch) + `"`
+	long := strings.Repeat(`\u00e9 \"12345678`, maxScratch/8)
+	for _, text := range []string{
+		`"b"`, `""`, `"1234567\n12345678\"\\abcdefgh\u00e9\u20ac\ud83d\ude00xyz\t"`,
+		"\"Привет \xff\xe4\xb8 x\"", `"` + long + `"`, "\"" + long + "\xff\"",
+		`"unterminated`, "\"12345678\x01\"",
+	} {
+		for _, line := range []string{
+			`{"id":"a","text":` + text + `,"blob":` + big + `}`,
+			`{"text":` + text + `,"id":` + big + `}`,
+		} {
+			checkDocument(t, []byte(line), "id", "text")
+			if _, got, ok := Document([]byte(line), "id", "text"); ok && cap(got) > 2*len(got)+8 {
+				t.Errorf("text of %d bytes in %d", len(got), cap(got))
+			}
+		}
 	}
 }
 
