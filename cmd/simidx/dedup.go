@@ -362,15 +362,18 @@ func runDedup(ctx context.Context, e *env, o *dedupOptions, args []string) error
 }
 
 // sizeTemporary chooses the design of dedup's temporary index, which holds
-// the input and nothing more, for the input's size: s.ExpectedDocs is the
-// estimate of r (input.Reader.EstimateDocs), or stays as it is when the
-// input's size is not known before it is read (standard input, compressed
-// files, archives). A design for the size read makes the tables' and band
-// groups' keys as few as the index needs, which the load writes on one
-// goroutine and the scan for pairs reads; the pairs and clusters are the
-// same whatever the design.
+// the input and nothing more, for the input's size when that is under the
+// default ExpectedDocs: s.ExpectedDocs is then the estimate of r
+// (input.Reader.EstimateDocs), and stays as it is for a larger input or
+// when the size is not known before it is read (standard input, a pipe,
+// compressed files, archives). The design for fewer documents has fewer
+// keys in its tables and its ID, exact and band groups, which the load
+// writes on one goroutine and the scan for pairs reads; a larger one would
+// have more. The pairs and clusters are the same: the tables find every
+// pair within k bits whatever their design, and the band hashes keep 38
+// bits at any size up to the default.
 func sizeTemporary(s *index.Settings, r *input.Reader) {
-	if n, ok := r.EstimateDocs(); ok {
+	if n, ok := r.EstimateDocs(); ok && n < index.DefaultExpectedDocs {
 		s.ExpectedDocs = int(max(n, 1))
 	}
 }

@@ -296,7 +296,8 @@ func TestDedupTempRemoved(t *testing.T) {
 // TestDedupSized checks that dedup's temporary index is designed for the
 // input's estimated size, and that its pairs and clusters do not depend
 // on the design: they are the same with the design for that estimate, for
-// one document and for ten million. The inputs are the sample texts as
+// one document and for the default million. An index named with --db
+// keeps the default design. The inputs are the sample texts as
 // files, and their paragraphs as JSON lines, each with an edited copy,
 // which the short-text layer and the bands pair.
 func TestDedupSized(t *testing.T) {
@@ -339,6 +340,14 @@ func TestDedupSized(t *testing.T) {
 	if err := os.WriteFile(paras, []byte(lines.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	r, err = input.Open([]string{paras}, f, nil, console.New(io.Discard, "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = index.Settings{}
+	if sizeTemporary(&s, r); s.ExpectedDocs != strings.Count(lines.String(), "\n") {
+		t.Errorf("temporary index of %d lines designed for %d documents", strings.Count(lines.String(), "\n"), s.ExpectedDocs)
+	}
 	for _, in := range []string{licenses, paras} {
 		for _, emit := range []string{"pairs", "clusters"} {
 			args := []string{"dedup", "-q", "-f", "jsonl", "--emit", emit, in}
@@ -346,11 +355,36 @@ func TestDedupSized(t *testing.T) {
 			if strings.Count(want, "\n") < 10 {
 				t.Fatalf("%q: %d lines", args, strings.Count(want, "\n"))
 			}
-			for _, n := range []string{"1", "10000000"} {
+			if emit == "pairs" && in == paras {
+				// Pairs the tables do not find, beyond k = 3 bits.
+				far := 0
+				for _, o := range jsonLines(t, want, "a", "b", "distance", "similarity", "exact") {
+					if d, _ := o["distance"].(json.Number).Int64(); d > 3 {
+						far++
+					}
+				}
+				if far == 0 {
+					t.Errorf("%q: no pair beyond 3 bits", args)
+				}
+			}
+			for _, n := range []string{"1", "1000000"} {
 				if got := mustRun(t, "", append(args, "--expected-docs", n)...).stdout; got != want {
 					t.Errorf("%q with --expected-docs %s: %d lines, %d with the design for the input's size", args, n, strings.Count(got, "\n"), strings.Count(want, "\n"))
 				}
 			}
+		}
+	}
+	// An index named with --db keeps the default design, or the one asked
+	// for.
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{{nil, `"expected_docs":1000000,`}, {[]string{"--expected-docs", "5000"}, `"expected_docs":5000,`}} {
+		db := filepath.Join(dir, fmt.Sprintf("kept%d.db", len(tc.flags)))
+		mustRun(t, "", append([]string{"dedup", "-q", "--db", db, paras}, tc.flags...)...)
+		if r := mustRun(t, "", "stats", "--db", db, "-f", "jsonl"); !strings.Contains(r.stdout, tc.want) {
+			t.Errorf("dedup --db %s %q: stats %s, want %s", db, tc.flags, r.stdout, tc.want)
 		}
 	}
 }

@@ -3,11 +3,13 @@ package input
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/simidx/simidx/internal/console"
@@ -79,6 +81,7 @@ func TestEstimateDocs(t *testing.T) {
 	}
 	small := write("small.jsonl", 3<<19, "\n")
 	large := write("large.jsonl", 9<<20, "")
+	open := write("open.jsonl", 100<<10, "")
 	if err := os.WriteFile(filepath.Join(dir, "empty.jsonl"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +99,7 @@ func TestEstimateDocs(t *testing.T) {
 	}{
 		{"files", []string{licenses}, nil, 68},
 		{"small lines", []string{path("small.jsonl")}, nil, small},
+		{"last line without a newline", []string{path("open.jsonl")}, nil, open},
 		{"small lines and files", []string{path("small.jsonl"), path("empty.jsonl"), licenses}, nil, small + 68},
 		{"lines format", []string{path("small.jsonl")}, []string{"--input", "lines"}, small},
 		{"files format", []string{path("small.jsonl"), path("large.jsonl")}, []string{"--input", "files"}, 2},
@@ -123,6 +127,34 @@ func TestEstimateDocs(t *testing.T) {
 		}
 	}
 
+	// Many small files, more than EstimateDocs opens: lines of one to
+	// four sample paragraphs, in files of one to five lines.
+	many := filepath.Join(dir, "many")
+	var manyLines int64
+	for i := range estimateOpens + 500 {
+		var b bytes.Buffer
+		for range 1 + rng.IntN(5) {
+			for k := range 1 + rng.IntN(4) {
+				if k > 0 {
+					b.WriteString(" ")
+				}
+				b.Write(lines[rng.IntN(len(lines))])
+			}
+			b.WriteString("\n")
+			manyLines++
+		}
+		name := filepath.Join(many, fmt.Sprintf("%04d.jsonl", i))
+		if err := os.MkdirAll(many, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, ok := estimate(t, []string{many}); !ok || n < manyLines*3/4 || n > manyLines*5/4 {
+		t.Errorf("many small files: estimate %d, %v, want %d within 25%%", n, ok, manyLines)
+	}
+
 	unknown := [][]string{
 		{"-"},
 		{path("small.jsonl"), "-"},
@@ -133,5 +165,42 @@ func TestEstimateDocs(t *testing.T) {
 		if n, ok := estimate(t, args); ok {
 			t.Errorf("%q: estimate %d, want unknown", args, n)
 		}
+	}
+}
+
+// TestEstimateDocsChanged checks files that change between the listing
+// and the estimate: one that shrank counts what it holds, one that became
+// a named pipe makes the estimate unknown at once (it is not waited on).
+func TestEstimateDocsChanged(t *testing.T) {
+	dir := t.TempDir()
+	writeBytes(t, dir, map[string][]byte{
+		"a.jsonl": []byte("{}\n{}\n{}\n"),
+		"b.jsonl": []byte("{}\n{}\n"),
+	})
+	open := func() *Reader {
+		f := parseFlags(t)
+		r, err := Open([]string{dir}, f, nil, console.New(io.Discard, "test"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	r := open()
+	if err := os.WriteFile(filepath.Join(dir, "a.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := r.EstimateDocs(); !ok || n != 3 {
+		t.Errorf("after a.jsonl shrank: estimate %d, %v, want 3", n, ok)
+	}
+	r = open()
+	pipe := filepath.Join(dir, "b.jsonl")
+	if err := os.Remove(pipe); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(pipe, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	if n, ok := r.EstimateDocs(); ok {
+		t.Errorf("b.jsonl a named pipe: estimate %d, want unknown", n)
 	}
 }
