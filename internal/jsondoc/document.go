@@ -30,8 +30,9 @@ const maxDepth = 10000
 //
 // It costs one pass over line, in which the text is checked, decoded and
 // its closing quote found at once (runs without escapes copied whole, into
-// a scratch buffer of up to 1 MiB reused from call to call; a text followed
-// by more than that takes a search of its closing quote first), plus a
+// a scratch buffer of up to 1 MiB reused from call to call; a text that
+// with the rest of its line takes more than that is searched for its
+// closing quote first, and decoded into a slice of its own), plus a
 // copy of the decoded text and a check of a text beyond ASCII as UTF-8;
 // and no allocation but the text's, at most twice its decoded size, the
 // scratch buffer's when it grows, and a name's with escapes longer than 64
