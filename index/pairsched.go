@@ -444,14 +444,14 @@ func (s *pairSched) close() {
 
 // recordCache holds the text records that the table and band parts read
 // and checked, by document number, for every worker: a document is in a
-// posting of each of its bands, and its record is looked up and checked
-// once, not once a band. The workers read one snapshot, and their
-// transactions stay open until the scan ends, so a record read by one is
-// the same bytes for all (a slice of the file's mapping, or of a copy
-// that the entry keeps alive). An entry is set at most once in effect: every worker that sets
-// it sets the same slice. Cost: 16 bytes per document number below
-// maxPairRecords; the documents numbered from it on are read and checked
-// at each use.
+// posting of each of its bands and in a pair of several tables, and its
+// record is looked up and checked once, not at each. The workers read one
+// snapshot, and their transactions stay open until the scan ends, so a
+// record read by one is the same bytes for all (a slice of the file's
+// mapping, or of a copy that the entry keeps alive). An entry is set at
+// most once in effect: every worker that sets it sets the same slice.
+// Cost: 16 bytes per document number below maxPairRecords; the documents
+// numbered from it on are read and checked at each use.
 type recordCache []cachedRecord
 
 // cachedRecord is an entry of a recordCache: p is set after n, and read
